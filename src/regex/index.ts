@@ -1,0 +1,1 @@
+export { GoRegex, type RegexMatch, RegexSyntaxError } from './regex.js';

@@ -1,0 +1,15 @@
+export { Decoder } from './decode.js';
+export {
+  type Diagnostic,
+  Diagnostics,
+  formatDiagnostic,
+  formatPath,
+  type Path,
+  type PathSegment,
+  type Severity,
+  sortDiagnostics,
+} from './diagnostic.js';
+export type { MapEntry, MapNode, NullNode, Position, ScalarNode, SeqNode, SourceNode } from './node.js';
+export { describeNode } from './node.js';
+export { formatOf, type ParsedSource, parseSource, type SourceFormat } from './parse.js';
+export { closest, didYouMean } from './suggest.js';
