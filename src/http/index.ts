@@ -1,0 +1,55 @@
+/**
+ * HTTP for the scanner: the request and response model, the client every request goes through
+ * (undici keep-alive pools, a raw-socket path for `unsafe` and unusual requests, one deadline per
+ * exchange, capped and decoded bodies), the cookie jar of a template run, redirect following that
+ * decides secrets again on every hop, the `request`/`response`/`curl-command` texts of findings, and
+ * the rate and concurrency bounds of a scan.
+ */
+export {
+  defaultMaxBodyBytes,
+  defaultTimeoutMs,
+  HttpClient,
+  type HttpClientOptions,
+  type RawHttpRequest,
+  type Send,
+  type SendOptions,
+} from './client.js';
+export {
+  type CookiePair,
+  cookieNameProblem,
+  cookieValueProblem,
+  mergeCookieHeader,
+  parseRawCookie,
+  type RawCookieResult,
+} from './cookie.js';
+export { CookieJar } from './cookie-jar.js';
+export { curlCommand } from './curl.js';
+export { type DumpOptions, dumpRawRequest, dumpRequest, dumpResponse } from './dump.js';
+export { TransportError, type TransportErrorKind } from './errors.js';
+export { headerNameProblem, headerValueProblem } from './field.js';
+export { ConcurrencyLimit, limitSend, RateLimiter } from './limit.js';
+export {
+  defaultPort,
+  type HeaderField,
+  type HeaderList,
+  type HttpRequest,
+  headerValue,
+  headerValues,
+  removeHeader,
+  type Scheme,
+  setHeader,
+} from './message.js';
+export { decodeQueryComponent, encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
+export { RawRequestHead } from './raw.js';
+export {
+  type BeforeHop,
+  defaultMaxRedirects,
+  type FollowOptions,
+  type Hop,
+  type HopContext,
+  type RedirectPolicy,
+  redirectedRequest,
+  sendFollowingRedirects,
+} from './redirect.js';
+export { authority, requestUrl } from './request-bytes.js';
+export type { HttpResponse } from './response.js';
