@@ -1,0 +1,16 @@
+/**
+ * The expression language of nuclei templates: `{{…}}` placeholders in requests and the `dsl:`
+ * expressions of matchers and extractors. govaluate's syntax and semantics, nuclei's helper functions,
+ * Go's byte-string semantics (see bytes.ts for how bytes are held in JavaScript strings).
+ */
+export { byteLength, bytesToText, replaceInvalidBytes, textToBytes } from './bytes.js';
+export { type CompiledExpression, compileExpression } from './compile.js';
+export { DslEvaluationError, type DslEvaluationErrorKind, DslSyntaxError } from './errors.js';
+export { functionNames } from './functions/index.js';
+export {
+  compileTemplateString,
+  type RenderedText,
+  type TemplateString,
+  type UnresolvedPlaceholder,
+} from './template.js';
+export { type DslValue, toText, type VariableScope } from './value.js';
