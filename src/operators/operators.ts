@@ -1,0 +1,200 @@
+import { replaceInvalidBytes } from '../dsl/index.js';
+import type { OperatorError } from './errors.js';
+import { type CompiledExtractor, compileExtractor } from './extractors.js';
+import type { Value } from './gotext.js';
+import { type CompiledMatcher, compileMatcher } from './matchers.js';
+import type { Operators } from './model.js';
+import { Evaluation } from './parts.js';
+import type { ResponseData } from './response.js';
+
+/** The outcome of a template's operators on one response (nuclei's `operators.Result`). */
+export interface OperatorResult {
+  /**
+   * nuclei's `Execute` produced a result: the matchers matched, or extractors produced values, or
+   * internal extractors produced values for later requests (even when the matchers failed).
+   */
+  readonly hasResult: boolean;
+  readonly matched: boolean;
+  /** Non-internal extractors produced values. */
+  readonly extracted: boolean;
+  /** What each named matcher matched, for matchers that matched under `matchers-condition: or`. */
+  readonly matches: ReadonlyMap<string, readonly string[]>;
+  /** Values of each named non-internal extractor. */
+  readonly extracts: ReadonlyMap<string, readonly string[]>;
+  /** Distinct values of all non-internal extractors, in order: the event's `extracted-results`. */
+  readonly outputExtracts: readonly string[];
+  /** Values of internal extractors by name, passed to later requests. */
+  readonly dynamicValues: ReadonlyMap<string, readonly string[]>;
+  /** The variables after extraction, with extracted values under the extractors' names. */
+  readonly variables: ReadonlyMap<string, Value>;
+  /** The findings (result events) to report for this response; empty when there are none. */
+  readonly findings: readonly Finding[];
+}
+
+/** One result event, as nuclei's `MakeDefaultResultEvent` splits a result into events. */
+export interface Finding {
+  readonly matcherName?: string;
+  readonly extractorName?: string;
+  readonly extractedResults: readonly string[];
+}
+
+export interface CompiledOperators {
+  readonly model: Operators;
+  execute(data: ResponseData): OperatorResult;
+}
+
+/** Compiles a template's matchers and extractors, or lists everything wrong with them. */
+export function compileOperators(model: Operators): CompiledOperators | OperatorError[] {
+  const errors: OperatorError[] = [];
+  const matchers: CompiledMatcher[] = [];
+  const extractors: CompiledExtractor[] = [];
+  for (const [i, matcher] of model.matchers.entries()) {
+    const compiled = compileMatcher(matcher, i);
+    if (Array.isArray(compiled)) errors.push(...compiled);
+    else matchers.push(compiled);
+  }
+  for (const [i, extractor] of model.extractors.entries()) {
+    const compiled = compileExtractor(extractor, i);
+    if (Array.isArray(compiled)) errors.push(...compiled);
+    else extractors.push(compiled);
+  }
+  if (errors.length > 0) return errors;
+  return { model, execute: (data) => execute(model, matchers, extractors, data) };
+}
+
+interface Collected {
+  matched: boolean;
+  readonly matches: Map<string, readonly string[]>;
+  readonly extracts: Map<string, readonly string[]>;
+  readonly outputExtracts: string[];
+  readonly dynamicValues: Map<string, string[]>;
+}
+
+/** nuclei's `Operators.Execute`: extractors first (their values visible to matchers), then matchers. */
+function execute(
+  model: Operators,
+  matchers: readonly CompiledMatcher[],
+  extractors: readonly CompiledExtractor[],
+  data: ResponseData,
+): OperatorResult {
+  const evaluation = new Evaluation(data);
+  const collected: Collected = {
+    matched: false,
+    matches: new Map(),
+    extracts: new Map(),
+    outputExtracts: [],
+    dynamicValues: new Map(),
+  };
+  runExtractors(extractors, evaluation, collected);
+  exposeDynamicValues(collected.dynamicValues, evaluation);
+
+  for (const matcher of matchers) {
+    const outcome = matcher.match(evaluation);
+    if (outcome.matched) {
+      const name = matcher.model.name;
+      if (model.matchersCondition === 'or' && name !== undefined && name !== '' && !matcher.model.internal) {
+        collected.matches.set(name, outcome.snippets);
+      }
+      collected.matched = true;
+    } else if (model.matchersCondition === 'and') {
+      collected.matched = false;
+      return resultOf(model, collected, evaluation, collected.dynamicValues.size > 0);
+    }
+  }
+
+  const allInternal = extractors.every((extractor) => extractor.model.internal);
+  const hasResult =
+    (collected.dynamicValues.size > 0 && allInternal) ||
+    (matchers.length > 0 && !collected.matched
+      ? collected.dynamicValues.size > 0
+      : collected.extracts.size > 0 ||
+        collected.outputExtracts.length > 0 ||
+        collected.matched ||
+        collected.dynamicValues.size > 0);
+  return resultOf(model, collected, evaluation, hasResult);
+}
+
+function runExtractors(
+  extractors: readonly CompiledExtractor[],
+  evaluation: Evaluation,
+  collected: Collected,
+): void {
+  const seen = new Set<string>();
+  for (const extractor of extractors) {
+    const { name = '', internal } = extractor.model;
+    const values = extractor.extract(evaluation);
+    if (values.length === 0) continue;
+    if (internal) {
+      const dynamic = collected.dynamicValues.get(name);
+      if (dynamic === undefined) collected.dynamicValues.set(name, [...values]);
+      else dynamic.push(...values);
+    } else {
+      // Reported values are printable text; variables and dynamic values keep the exact bytes.
+      const shown = [...new Set(values.map(replaceInvalidBytes))];
+      for (const value of shown) {
+        if (seen.has(value)) continue;
+        seen.add(value);
+        collected.outputExtracts.push(value);
+      }
+      if (name !== '') collected.extracts.set(name, shown);
+    }
+    evaluation.set(name, values.length === 1 ? values[0]! : values);
+  }
+}
+
+/** Internal values become variables for the matchers: `name`, and `name0`, `name1`, … when several. */
+function exposeDynamicValues(
+  dynamicValues: ReadonlyMap<string, readonly string[]>,
+  evaluation: Evaluation,
+): void {
+  for (const [name, values] of dynamicValues) {
+    if (values.length === 1) {
+      evaluation.set(name, values[0]!);
+      continue;
+    }
+    for (const [i, value] of values.entries()) evaluation.set(`${name}${i}`, value);
+    evaluation.set(name, values);
+  }
+}
+
+function resultOf(
+  model: Operators,
+  collected: Collected,
+  evaluation: Evaluation,
+  hasResult: boolean,
+): OperatorResult {
+  const result = {
+    hasResult,
+    matched: collected.matched,
+    extracted: collected.outputExtracts.length > 0,
+    matches: collected.matches,
+    extracts: collected.extracts,
+    outputExtracts: collected.outputExtracts,
+    dynamicValues: collected.dynamicValues,
+    variables: evaluation.variables,
+  };
+  return { ...result, findings: findingsOf(model, result) };
+}
+
+/**
+ * nuclei's `MakeDefaultResultEvent`: no event for a response that only fed internal values, nor
+ * for one whose matchers failed; one event per named matcher that matched; else one per named
+ * extractor with its values; else one. Templates whose matchers are all internal report nothing.
+ */
+function findingsOf(model: Operators, result: Omit<OperatorResult, 'findings'>): Finding[] {
+  if (!result.hasResult) return [];
+  if (result.dynamicValues.size > 0 && !result.matched) return [];
+  const extracted = result.extracts.size > 0 || result.outputExtracts.length > 0;
+  if (model.matchers.length > 0 && !result.matched && extracted) return [];
+  if (model.matchers.length > 0 && model.matchers.every((matcher) => matcher.internal)) return [];
+  const extractedResults = result.outputExtracts;
+  if (result.matches.size > 0)
+    return [...result.matches.keys()].map((matcherName) => ({ matcherName, extractedResults }));
+  if (result.extracts.size > 0) {
+    return [...result.extracts].map(([extractorName, values]) => ({
+      extractorName,
+      extractedResults: values,
+    }));
+  }
+  return [{ extractedResults }];
+}

@@ -1,0 +1,72 @@
+import { textToBytes, toText } from '../dsl/index.js';
+import type { Value } from './gotext.js';
+import type { ResponseData } from './response.js';
+
+/**
+ * The variables of one evaluation, which extractors add to as they run, and the parts that
+ * matchers and extractors select from them (nuclei's `getMatchPart`). Derived forms of a part
+ * (bytes, lower case, a parsed document) are computed once per evaluation.
+ */
+export class Evaluation {
+  readonly variables: Map<string, Value>;
+  private readonly texts = new Map<string, string | undefined>();
+  private readonly derived = new Map<string, unknown>();
+
+  constructor(data: ResponseData) {
+    this.variables = new Map(data.variables);
+  }
+
+  set(name: string, value: Value): void {
+    this.variables.set(name, value);
+    this.texts.clear();
+    this.derived.clear();
+  }
+
+  /** The text of a part; undefined when the response has no such part. */
+  text(part: string): string | undefined {
+    const name = partName(part);
+    if (this.texts.has(name)) return this.texts.get(name);
+    const text = this.computeText(name);
+    this.texts.set(name, text);
+    return text;
+  }
+
+  /** The exact bytes of a part. */
+  bytesOf(part: string): Buffer | undefined {
+    return this.derive('bytes', part, textToBytes);
+  }
+
+  lowerText(part: string): string | undefined {
+    return this.derive('lower', part, (text) => text.toLowerCase());
+  }
+
+  /** Length in bytes of a part, as Go's `len` of the part string. */
+  byteLength(part: string): number | undefined {
+    return this.bytesOf(part)?.length;
+  }
+
+  /** A value computed from a part's text once per evaluation. */
+  derive<T>(kind: string, part: string, compute: (text: string) => T): T | undefined {
+    const key = `${kind}\0${partName(part)}`;
+    if (this.derived.has(key)) return this.derived.get(key) as T | undefined;
+    const text = this.text(part);
+    const value = text === undefined ? undefined : compute(text);
+    this.derived.set(key, value);
+    return value;
+  }
+
+  private computeText(name: string): string | undefined {
+    // `all` is always the body followed by the header dump, whatever a variable of that name holds.
+    if (name === 'all')
+      return toText(this.variables.get('body') ?? '') + toText(this.variables.get('all_headers') ?? '');
+    const value = this.variables.get(name);
+    return value === undefined ? undefined : toText(value);
+  }
+}
+
+/** `part:` as nuclei resolves it: empty means `body`, `header` means `all_headers`. */
+export function partName(part: string): string {
+  if (part === '') return 'body';
+  if (part === 'header') return 'all_headers';
+  return part;
+}
