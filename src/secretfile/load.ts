@@ -1,0 +1,345 @@
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { type Diagnostic, Diagnostics, formatOf, parseSource, sortDiagnostics } from '../source/index.js';
+import { buildCredential, hasPlaceholder, mapSecret, placeholdersIn, secretStrings } from './credential.js';
+import { decodeSecretFile } from './decode.js';
+import {
+  inspectLoginTemplateFile,
+  type LoginTemplateInfo,
+  type LoginTemplateInspector,
+} from './login-template.js';
+import type {
+  DynamicDecl,
+  DynamicSecret,
+  Login,
+  ScopedSecret,
+  SecretFileDecl,
+  SecretSet,
+  SecretSpec,
+  Sourced,
+  StaticSecret,
+} from './model.js';
+import { Redactor } from './redact.js';
+import { type CommandRunner, resolveValues } from './references.js';
+
+export interface LoadOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The templates directory: the last place a relative `template:` path is looked for. */
+  readonly templatesDir?: string;
+  readonly inspectLoginTemplate?: LoginTemplateInspector;
+  readonly runCommand?: CommandRunner;
+  readonly commandTimeoutMs?: number;
+  /** Warn when a file holding literal secrets is readable by group or others (default true). */
+  readonly checkPermissions?: boolean;
+}
+
+export interface LoadResult {
+  /** Undefined when any file has an error. */
+  readonly secrets: SecretSet | undefined;
+  /** Errors and warnings of every file, each file's in line order. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Holds every resolved secret value of the files. */
+  readonly redactor: Redactor;
+  /** Each file on its own, in the order given; `secrets` is undefined for a file with errors. */
+  readonly files: readonly { readonly file: string; readonly secrets: SecretSet | undefined }[];
+}
+
+/**
+ * Loads secret files as one list, in the order given (a.static, a.dynamic, b.static, b.dynamic):
+ * parses them, checks every rule, resolves references once, checks login templates, and reports
+ * every problem of every file.
+ */
+export async function loadSecretFiles(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
+  const redactor = new Redactor();
+  const diagnostics: Diagnostic[] = [];
+  const entries: ScopedSecret[] = [];
+  const logins: Login[] = [];
+  const files: LoadResult['files'][number][] = [];
+  const inspected = new Map<string, Promise<LoginTemplateInfo>>();
+  const inspect = (path: string) => {
+    let pending = inspected.get(path);
+    if (pending === undefined) {
+      pending = (options.inspectLoginTemplate ?? inspectLoginTemplateFile)(path);
+      inspected.set(path, pending);
+    }
+    return pending;
+  };
+  for (const path of paths) {
+    const loaded = await loadOne(path, options, redactor, inspect);
+    diagnostics.push(...loaded.diagnostics);
+    files.push({ file: path, secrets: loaded.set });
+    if (loaded.set !== undefined) {
+      entries.push(...loaded.set.entries);
+      logins.push(...loaded.set.logins);
+    }
+  }
+  const failed = diagnostics.some((d) => d.severity === 'error');
+  return { secrets: failed ? undefined : { entries, logins }, diagnostics, redactor, files };
+}
+
+async function loadOne(
+  path: string,
+  options: LoadOptions,
+  redactor: Redactor,
+  inspect: (path: string) => Promise<LoginTemplateInfo>,
+): Promise<{ set: SecretSet | undefined; diagnostics: Diagnostic[] }> {
+  const diagnostics = new Diagnostics(path);
+  const top = { line: 1, col: 1, offset: 0 };
+  const format = formatOf(path);
+  if (format === undefined) {
+    diagnostics.error(top, [], 'a secret file must end in .yaml, .yml or .json');
+    return { set: undefined, diagnostics: diagnostics.items };
+  }
+  const absolute = resolve(options.cwd, path);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : String(code);
+    diagnostics.error(top, [], `cannot read the secret file: ${why}`);
+    return { set: undefined, diagnostics: diagnostics.items };
+  }
+  const parsed = parseSource(path, text, format);
+  const decl = decodeSecretFile(parsed);
+  const found = parsed.diagnostics;
+  const extra: Diagnostic[] = [];
+  let set: SecretSet | undefined;
+  if (decl !== undefined) {
+    if (options.checkPermissions !== false) await warnIfReadable(absolute, decl, found);
+    set = await build(decl, dirname(absolute), options, found, redactor, inspect, extra);
+  }
+  return {
+    set: found.hasErrors ? undefined : set,
+    diagnostics: [...sortDiagnostics(found.items), ...extra],
+  };
+}
+
+async function build(
+  decl: SecretFileDecl<Sourced>,
+  baseDir: string,
+  options: LoadOptions,
+  diagnostics: Diagnostics,
+  redactor: Redactor,
+  inspect: (path: string) => Promise<LoginTemplateInfo>,
+  templateDiagnostics: Diagnostic[],
+): Promise<SecretSet | undefined> {
+  const dynamic = decl.dynamic.map((entry) => ({ ...entry, variables: entry.variables.map(envVariable) }));
+  const values: Sourced[] = [
+    ...decl.static.flatMap((s) => secretStrings(s.spec)),
+    ...dynamic.flatMap((e) => [
+      ...e.variables.map((v) => v.value),
+      ...(e.input === undefined ? [] : [e.input]),
+      ...e.secrets.flatMap((s) => secretStrings(s.spec)),
+    ]),
+  ];
+  const templates = await Promise.all(
+    dynamic.map((entry) => checkTemplate(entry, baseDir, options, diagnostics, inspect, templateDiagnostics)),
+  );
+  // References are only resolved (commands only run) for a file whose structure is valid.
+  if (diagnostics.hasErrors) return undefined;
+  const context = {
+    env: options.env,
+    baseDir,
+    runCommand: options.runCommand,
+    commandTimeoutMs: options.commandTimeoutMs,
+  };
+  const resolved = await resolveValues(values, context, diagnostics);
+  if (diagnostics.hasErrors) return undefined;
+  const text = (value: Sourced): string => resolved.get(value) ?? '';
+  const report = (value: Sourced, message: string) => diagnostics.error(value.pos, value.path, message);
+
+  const entries: ScopedSecret[] = [];
+  for (const secret of decl.static) {
+    const credential = buildCredential(secret.spec, { text, report });
+    if (credential === undefined) continue;
+    redactor.registerCredential(credential);
+    entries.push({
+      kind: 'static',
+      origin: secret.origin,
+      scope: secret.scope,
+      credential,
+    } satisfies StaticSecret);
+  }
+  const logins: Login[] = [];
+  dynamic.forEach((entry, i) => {
+    const template = templates[i];
+    if (template === undefined) return;
+    for (const secret of entry.secrets) buildCredential(secret.spec, { text, report, skip: hasPlaceholder });
+    const variables = entry.variables.map((v) => ({ name: v.name, value: text(v.value) }));
+    for (const v of variables) redactor.register(v.value);
+    const placeholders = [
+      ...new Set(entry.secrets.flatMap((s) => secretStrings(s.spec).flatMap((v) => placeholdersIn(text(v))))),
+    ];
+    const secrets: DynamicSecret[] = [];
+    const login: Login = {
+      origin: entry.origin,
+      template: template.path,
+      variables,
+      input: entry.input === undefined ? undefined : text(entry.input),
+      reauth: entry.reauth,
+      placeholders,
+      secrets,
+    };
+    for (const secret of entry.secrets) {
+      secrets.push({
+        kind: 'dynamic',
+        origin: secret.origin,
+        scope: secret.scope,
+        spec: mapSecret(secret.spec, text),
+        login,
+      });
+    }
+    for (const secret of entry.secrets) {
+      for (const value of secretStrings(secret.spec)) {
+        const missing = placeholdersIn(text(value)).filter((name) => !template.extractorNames.includes(name));
+        for (const name of new Set(missing))
+          report(value, missingExtractorMessage(name, template.display, template.extractorNames));
+      }
+    }
+    logins.push(login);
+    entries.push(...secrets);
+  });
+  return diagnostics.hasErrors ? undefined : { entries, logins };
+}
+
+function missingExtractorMessage(name: string, template: string, names: readonly string[]): string {
+  const known =
+    names.length === 0 ? 'it has no named extractors' : `its named extractors are: ${names.join(', ')}`;
+  return `{{${name}}} is not a named extractor of the login template ${template}; ${known}`;
+}
+
+/** nuclei compatibility: a variable value `$NAME` is the environment variable NAME. */
+function envVariable(
+  variable: DynamicDecl<Sourced>['variables'][number],
+): DynamicDecl<Sourced>['variables'][number] {
+  const source = variable.value.source;
+  if (source.kind !== 'literal' || !source.text.startsWith('$')) return variable;
+  return { ...variable, value: { ...variable.value, source: { kind: 'env', name: source.text.slice(1) } } };
+}
+
+interface TemplateCheck {
+  readonly path: string;
+  readonly display: string;
+  readonly extractorNames: readonly string[];
+}
+
+/**
+ * Finds the login template (absolute; else relative to the secret file's folder; else to the
+ * current directory; else to the templates directory) and checks that it parses.
+ */
+async function checkTemplate(
+  entry: DynamicDecl<Sourced>,
+  baseDir: string,
+  options: LoadOptions,
+  diagnostics: Diagnostics,
+  inspect: (path: string) => Promise<LoginTemplateInfo>,
+  templateDiagnostics: Diagnostic[],
+): Promise<TemplateCheck | undefined> {
+  const written = entry.template.text;
+  const candidates = isAbsolute(written)
+    ? [written]
+    : [baseDir, options.cwd, options.templatesDir].flatMap((dir) =>
+        dir === undefined ? [] : [resolve(options.cwd, dir, written)],
+      );
+  const at = ['dynamic', entry.origin.index, 'template'];
+  let found: string | undefined;
+  for (const candidate of new Set(candidates)) {
+    const info = await stat(candidate).catch(() => undefined);
+    if (info?.isFile() === true) {
+      found = candidate;
+      break;
+    }
+    if (info?.isDirectory() === true) {
+      diagnostics.error(entry.template.pos, at, `${candidate} is a folder; give the login template file`);
+      return undefined;
+    }
+  }
+  if (found === undefined) {
+    const places = [...new Set(candidates)].map((c) => display(options.cwd, c)).join(', ');
+    const hint =
+      options.templatesDir === undefined && !isAbsolute(written) ? ' (no templates directory was given)' : '';
+    diagnostics.error(
+      entry.template.pos,
+      at,
+      `the login template ${JSON.stringify(written)} was not found; looked for ${places}${hint}`,
+    );
+    return undefined;
+  }
+  const shown = display(options.cwd, found);
+  const info = await inspect(found);
+  if (!info.ok) {
+    diagnostics.error(entry.template.pos, at, `the login template ${shown} has errors (listed below)`);
+    templateDiagnostics.push(...info.diagnostics.map((d) => ({ ...d, file: display(options.cwd, d.file) })));
+    return undefined;
+  }
+  return { path: found, display: shown, extractorNames: info.extractorNames };
+}
+
+function display(cwd: string, path: string): string {
+  const rel = relative(cwd, path);
+  return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+/**
+ * Whether the file writes any secret value literally (not as a reference or `$VAR`). Names of
+ * headers, parameters and cookies are not secrets; nor is a basic-auth username, unless the
+ * password is empty (an API key given as the username).
+ */
+export function holdsLiteralSecrets(decl: SecretFileDecl<Sourced>): boolean {
+  const literal = (v: Sourced) =>
+    v.source.kind === 'literal' && v.source.text !== '' && !isOnlyPlaceholders(v.source.text);
+  const secretValues = (spec: SecretSpec<Sourced>): Sourced[] => {
+    switch (spec.type) {
+      case 'basicauth': {
+        const emptyPassword = spec.password.source.kind === 'literal' && spec.password.source.text === '';
+        return emptyPassword ? [spec.username] : [spec.password];
+      }
+      case 'bearertoken':
+        return [spec.token];
+      case 'header':
+        return spec.headers.map((h) => h.value);
+      case 'query':
+        return spec.params.map((p) => p.value);
+      case 'cookie':
+        return spec.cookies.map((c) => (c.kind === 'raw' ? c.raw : c.value));
+    }
+  };
+  const envVariable = (v: Sourced) => v.source.kind === 'literal' && v.source.text.startsWith('$');
+  return (
+    decl.static.some((s) => secretValues(s.spec).some(literal)) ||
+    decl.dynamic.some(
+      (e) =>
+        e.variables.some((v) => literal(v.value) && !envVariable(v.value)) ||
+        e.secrets.some((s) => secretValues(s.spec).some(literal)),
+    )
+  );
+}
+
+function isOnlyPlaceholders(text: string): boolean {
+  return text.replace(/\{\{\s*[^{}\s]+\s*\}\}/g, '').trim() === '';
+}
+
+async function warnIfReadable(
+  path: string,
+  decl: SecretFileDecl<Sourced>,
+  diagnostics: Diagnostics,
+): Promise<void> {
+  if (process.platform === 'win32' || !holdsLiteralSecrets(decl)) return;
+  const info = await stat(path).catch(() => undefined);
+  if (info === undefined || (info.mode & 0o077) === 0) return;
+  const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+  diagnostics.warning(
+    { line: 1, col: 1, offset: 0 },
+    [],
+    `this file holds secrets written in it and other users can read it (mode ${mode}); run chmod 600 on it, or keep the secrets out of it with {env: …}, {file: …} or {cmd: […]}`,
+  );
+}

@@ -1,0 +1,152 @@
+import type { CookiePair, QueryParam } from '../http/index.js';
+import type { GoRegex } from '../regex/index.js';
+import type { Path, Position } from '../source/index.js';
+import type { DomainItem } from './host.js';
+
+export const SECRET_TYPES = ['basicauth', 'bearertoken', 'header', 'cookie', 'query'] as const;
+export type SecretType = (typeof SECRET_TYPES)[number];
+
+/** A string field as the file gives it: a literal, or a reference to a value kept elsewhere. */
+export type ValueSource =
+  | { readonly kind: 'literal'; readonly text: string }
+  | { readonly kind: 'env'; readonly name: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'cmd'; readonly argv: readonly string[] };
+
+/** A string field before references are resolved: what it is, and where, for error messages. */
+export interface Sourced {
+  readonly source: ValueSource;
+  readonly pos: Position;
+  readonly path: Path;
+}
+
+export interface KeyValue<V> {
+  readonly key: V;
+  readonly value: V;
+}
+
+export type CookieSpec<V> =
+  | { readonly kind: 'pair'; readonly key: V; readonly value: V }
+  | { readonly kind: 'raw'; readonly raw: V };
+
+/**
+ * The secret of an entry, as declared: one variant per `type`, each with exactly its own fields, so
+ * a basicauth secret cannot carry a token. `V` is `Sourced` as parsed and `string` once resolved; in
+ * dynamic entries the strings may hold `{{name}}` placeholders.
+ */
+export type SecretSpec<V> =
+  | { readonly type: 'basicauth'; readonly username: V; readonly password: V }
+  | { readonly type: 'bearertoken'; readonly token: V }
+  | { readonly type: 'header'; readonly headers: readonly KeyValue<V>[] }
+  | { readonly type: 'query'; readonly params: readonly KeyValue<V>[] }
+  | { readonly type: 'cookie'; readonly cookies: readonly CookieSpec<V>[] };
+
+/** A secret ready to apply: raw cookies parsed, placeholders filled. */
+export type Credential =
+  | { readonly type: 'basicauth'; readonly username: string; readonly password: string }
+  | { readonly type: 'bearertoken'; readonly token: string }
+  | {
+      readonly type: 'header';
+      readonly headers: readonly { readonly name: string; readonly value: string }[];
+    }
+  | { readonly type: 'query'; readonly params: readonly QueryParam[] }
+  | { readonly type: 'cookie'; readonly cookies: readonly CookiePair[] };
+
+/** Which hosts an entry applies to: exactly one of `domains` or `domains-regex`. */
+export type Scope =
+  | { readonly kind: 'domains'; readonly domains: readonly DomainItem[] }
+  | { readonly kind: 'domains-regex'; readonly patterns: readonly GoRegex[] };
+
+/** Where an entry is written; `secret` is set for the items of a dynamic entry's `secrets:` list. */
+export interface EntryOrigin {
+  readonly file: string;
+  readonly section: 'static' | 'dynamic';
+  readonly index: number;
+  readonly secret?: number;
+  readonly pos: Position;
+}
+
+export function originLabel(origin: EntryOrigin): string {
+  const secret = origin.secret === undefined ? '' : `.secrets[${origin.secret}]`;
+  return `${origin.section}[${origin.index}]${secret}`;
+}
+
+export interface SecretDecl<V> {
+  readonly origin: EntryOrigin;
+  readonly scope: Scope;
+  readonly spec: SecretSpec<V>;
+}
+
+export interface Variable<V> {
+  readonly name: string;
+  readonly value: V;
+}
+
+/** Re-login settings of a dynamic entry (`reauth:`). */
+export interface Reauth {
+  /** Response statuses that mean the session was lost. */
+  readonly status: readonly number[];
+  /** A pattern whose presence in a response means the session was lost. */
+  readonly loggedOutRegex: GoRegex | undefined;
+  /** At most this many re-logins triggered by responses, per entry and run. */
+  readonly max: number;
+  /** Log in again when the session is older than this many milliseconds. */
+  readonly everyMs: number | undefined;
+}
+
+export interface DynamicDecl<V> {
+  readonly origin: EntryOrigin;
+  readonly template: { readonly text: string; readonly pos: Position };
+  readonly variables: readonly Variable<V>[];
+  readonly input: V | undefined;
+  readonly reauth: Reauth | undefined;
+  /** The inline secret (if any) first, then the `secrets:` items. */
+  readonly secrets: readonly SecretDecl<V>[];
+}
+
+export interface SecretFileDecl<V> {
+  readonly file: string;
+  readonly static: readonly SecretDecl<V>[];
+  readonly dynamic: readonly DynamicDecl<V>[];
+}
+
+// --- the loaded, ready-to-use form ---------------------------------------------------------------
+
+export interface StaticSecret {
+  readonly kind: 'static';
+  readonly origin: EntryOrigin;
+  readonly scope: Scope;
+  readonly credential: Credential;
+}
+
+/** One secret of a dynamic entry: filled from its login's session values when first needed. */
+export interface DynamicSecret {
+  readonly kind: 'dynamic';
+  readonly origin: EntryOrigin;
+  readonly scope: Scope;
+  /** The templated secret; its strings may hold `{{name}}` placeholders. */
+  readonly spec: SecretSpec<string>;
+  readonly login: Login;
+}
+
+export type ScopedSecret = StaticSecret | DynamicSecret;
+
+/** A dynamic entry's login: the template run whose extracted values fill its secrets. */
+export interface Login {
+  readonly origin: EntryOrigin;
+  /** Absolute path of the login template. */
+  readonly template: string;
+  readonly variables: readonly { readonly name: string; readonly value: string }[];
+  /** The target the login runs against; undefined: the origin of the first matching request. */
+  readonly input: string | undefined;
+  readonly reauth: Reauth | undefined;
+  /** Every `{{name}}` its secrets use, in first-use order; each must come out of the login. */
+  readonly placeholders: readonly string[];
+  readonly secrets: readonly DynamicSecret[];
+}
+
+/** Every entry of one or more secret files, in matching order. */
+export interface SecretSet {
+  readonly entries: readonly ScopedSecret[];
+  readonly logins: readonly Login[];
+}

@@ -1,0 +1,309 @@
+import type { HttpRequest, Scheme } from '../http/index.js';
+import { applyCredential, applyCredentialToRaw } from './apply.js';
+import { buildCredential, fillPlaceholders, mapSecret } from './credential.js';
+import { type MatchKey, matchKey } from './host.js';
+import { SecretIndex } from './lookup.js';
+import type { Credential, DynamicSecret, Login, ScopedSecret, SecretSet } from './model.js';
+import { originLabel } from './model.js';
+import { Redactor } from './redact.js';
+
+/** Runs a dynamic entry's login template and returns its named extractor values. */
+export interface LoginRunner {
+  login(login: Login, target: string, context: LoginContext): Promise<Record<string, string>>;
+}
+
+export interface LoginContext {
+  /**
+   * The secrets a login's own requests get: the static entries only, chosen by the same rules.
+   * A login request never gets a dynamic secret, so a login can never wait on itself (or on
+   * another login that waits on it).
+   */
+  readonly secrets: SecretResolver;
+}
+
+/** Where a request goes. */
+export interface Destination {
+  readonly scheme: Scheme;
+  readonly hostname: string;
+  readonly port: number;
+}
+
+export type Resolution =
+  | { readonly kind: 'none' }
+  | {
+      readonly kind: 'secret';
+      readonly entry: ScopedSecret;
+      readonly credential: Credential;
+      /** Which session of a dynamic entry this is (0 for static entries); give it back to `relogin`. */
+      readonly generation: number;
+    }
+  /** The entry matches but its login failed: the request must not be sent. */
+  | { readonly kind: 'error'; readonly entry: ScopedSecret; readonly reason: string };
+
+export type Applied<R> =
+  | { readonly kind: 'none'; readonly request: R }
+  | {
+      readonly kind: 'applied';
+      readonly request: R;
+      readonly entry: ScopedSecret;
+      readonly generation: number;
+    }
+  | { readonly kind: 'error'; readonly entry: ScopedSecret; readonly reason: string };
+
+export type LoginEvent =
+  | { readonly kind: 'login'; readonly login: Login; readonly target: string; readonly relogin: boolean }
+  | { readonly kind: 'login-ok'; readonly login: Login }
+  | { readonly kind: 'login-failed'; readonly login: Login; readonly reason: string };
+
+export interface ResolverOptions {
+  readonly runner?: LoginRunner;
+  readonly redactor?: Redactor;
+  /** Told about each login and its outcome (a failure once per login run). */
+  readonly onEvent?: (event: LoginEvent) => void;
+  readonly now?: () => number;
+}
+
+type SessionResult =
+  | { readonly ok: true; readonly credentials: ReadonlyMap<DynamicSecret, Credential> }
+  | { readonly ok: false; readonly reason: string };
+
+interface Session {
+  generation: number;
+  pending: Promise<SessionResult> | undefined;
+  result: SessionResult | undefined;
+  startedAt: number;
+  target: string | undefined;
+  relogins: number;
+}
+
+/**
+ * Decides and applies the secret of each outgoing request. Static secrets apply at once; a dynamic
+ * secret first needs its login, which runs once (single-flight: concurrent requests wait for the
+ * one login), on first need or on `prefetch()`. A failed login is remembered: every request in its
+ * scope resolves to an error and must not be sent, never sent unauthenticated.
+ */
+export class SecretResolver {
+  private readonly index: SecretIndex;
+  private readonly sessions = new Map<Login, Session>();
+  readonly redactor: Redactor;
+  private loginView: SecretResolver | undefined;
+
+  constructor(
+    private readonly set: SecretSet,
+    private readonly options: ResolverOptions = {},
+  ) {
+    this.index = new SecretIndex(set.entries);
+    this.redactor = options.redactor ?? new Redactor();
+  }
+
+  /** The entry that applies to a destination, without logging in. */
+  choose(destination: Destination): ScopedSecret | undefined {
+    return this.index.lookup(keyOf(destination));
+  }
+
+  chooseKey(key: MatchKey): ScopedSecret | undefined {
+    return this.index.lookup(key);
+  }
+
+  async resolve(destination: Destination): Promise<Resolution> {
+    const key = keyOf(destination);
+    const entry = this.index.lookup(key);
+    if (entry === undefined) return { kind: 'none' };
+    if (entry.kind === 'static')
+      return { kind: 'secret', entry, credential: entry.credential, generation: 0 };
+    const session = this.session(entry.login);
+    if (this.expired(entry.login, session))
+      this.start(entry.login, session, session.target ?? originOf(destination, key), true);
+    else if (session.pending === undefined && session.result === undefined)
+      this.start(entry.login, session, originOf(destination, key), false);
+    const generation = session.generation;
+    const result = session.result ?? (await session.pending);
+    if (result === undefined || !result.ok) {
+      return { kind: 'error', entry, reason: result?.reason ?? 'the login did not run' };
+    }
+    const credential = result.credentials.get(entry);
+    if (credential === undefined)
+      return { kind: 'error', entry, reason: 'the login gave no credential for this secret' };
+    return { kind: 'secret', entry, credential, generation };
+  }
+
+  async apply(request: HttpRequest): Promise<Applied<HttpRequest>> {
+    const resolution = await this.resolve(request);
+    if (resolution.kind === 'none') return { kind: 'none', request };
+    if (resolution.kind === 'error') return resolution;
+    const { entry, credential, generation } = resolution;
+    return { kind: 'applied', request: applyCredential(request, credential), entry, generation };
+  }
+
+  /** For raw requests sent as written; an unparsable request line is an error, not a silent skip. */
+  async applyRaw(raw: string, destination: Destination): Promise<Applied<string>> {
+    const resolution = await this.resolve(destination);
+    if (resolution.kind === 'none') return { kind: 'none', request: raw };
+    if (resolution.kind === 'error') return resolution;
+    const edited = applyCredentialToRaw(raw, resolution.credential);
+    if (edited === undefined) {
+      return {
+        kind: 'error',
+        entry: resolution.entry,
+        reason: 'the raw request has no request line to apply the secret to',
+      };
+    }
+    return { kind: 'applied', request: edited, entry: resolution.entry, generation: resolution.generation };
+  }
+
+  /** Runs every login now (`-prefetch-secrets`); returns the failures. Logins without `input` are skipped. */
+  async prefetch(): Promise<{ login: Login; reason: string }[]> {
+    const failures: { login: Login; reason: string }[] = [];
+    for (const login of this.set.logins) {
+      if (login.input === undefined) continue;
+      const session = this.session(login);
+      if (session.pending === undefined && session.result === undefined)
+        this.start(login, session, login.input, false);
+      const result = session.result ?? (await session.pending);
+      if (result !== undefined && !result.ok) failures.push({ login, reason: result.reason });
+    }
+    return failures;
+  }
+
+  /**
+   * Logs in again after a response showed the session was lost (single-flight). `generation` is the
+   * one the failing request used: if a newer session exists already, nothing is done. Past
+   * `reauth.max` re-logins the current session is kept.
+   */
+  async relogin(
+    secret: DynamicSecret,
+    generation?: number,
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const login = secret.login;
+    const session = this.session(login);
+    const outdated = generation !== undefined && generation < session.generation;
+    const limit = login.reauth?.max ?? 0;
+    if (
+      !outdated &&
+      session.pending === undefined &&
+      session.relogins < limit &&
+      session.target !== undefined
+    ) {
+      session.relogins++;
+      this.start(login, session, session.target, true);
+    }
+    const result = session.result ?? (await session.pending);
+    if (result === undefined) return { ok: false, reason: 'the login has not run yet' };
+    return result.ok ? { ok: true } : { ok: false, reason: result.reason };
+  }
+
+  /** Whether a response means the session of a dynamic entry was lost (its `reauth:` settings). */
+  signalsLoggedOut(
+    entry: ScopedSecret,
+    response: { readonly status: number; readonly text: string },
+  ): boolean {
+    if (entry.kind !== 'dynamic') return false;
+    const reauth = entry.login.reauth;
+    if (reauth === undefined) return false;
+    return reauth.status.includes(response.status) || reauth.loggedOutRegex?.test(response.text) === true;
+  }
+
+  /** The view a login's own requests use: static entries only (see LoginContext). */
+  forLogin(): SecretResolver {
+    this.loginView ??= new SecretResolver(
+      { entries: this.set.entries.filter((e) => e.kind === 'static'), logins: [] },
+      { redactor: this.redactor },
+    );
+    return this.loginView;
+  }
+
+  private session(login: Login): Session {
+    let session = this.sessions.get(login);
+    if (session === undefined) {
+      session = {
+        generation: 0,
+        pending: undefined,
+        result: undefined,
+        startedAt: 0,
+        target: undefined,
+        relogins: 0,
+      };
+      this.sessions.set(login, session);
+    }
+    return session;
+  }
+
+  private expired(login: Login, session: Session): boolean {
+    const every = login.reauth?.everyMs;
+    if (every === undefined || session.pending !== undefined || session.result?.ok !== true) return false;
+    return this.now() - session.startedAt >= every;
+  }
+
+  private start(login: Login, session: Session, fallbackTarget: string, relogin: boolean): void {
+    const target = login.input ?? fallbackTarget;
+    session.target = target;
+    session.startedAt = this.now();
+    session.generation++;
+    // The old session is no longer trusted: requests from now on wait for the new one.
+    session.result = undefined;
+    this.options.onEvent?.({ kind: 'login', login, target, relogin });
+    session.pending = this.runLogin(login, target).then((result) => {
+      session.result = result;
+      session.pending = undefined;
+      this.options.onEvent?.(
+        result.ok ? { kind: 'login-ok', login } : { kind: 'login-failed', login, reason: result.reason },
+      );
+      return result;
+    });
+  }
+
+  private async runLogin(login: Login, target: string): Promise<SessionResult> {
+    const runner = this.options.runner;
+    const where = `${originLabel(login.origin)} of ${login.origin.file}`;
+    if (runner === undefined)
+      return { ok: false, reason: `the login of ${where} cannot run: no login runner is configured` };
+    let values: Record<string, string>;
+    try {
+      values = await runner.login(login, target, { secrets: this.forLogin() });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { ok: false, reason: this.redactor.redact(`the login of ${where} failed: ${message}`) };
+    }
+    for (const value of Object.values(values)) this.redactor.register(value);
+    return this.fill(login, values, where);
+  }
+
+  private fill(login: Login, values: Record<string, string>, where: string): SessionResult {
+    const map = new Map(Object.entries(values).filter(([, v]) => v !== ''));
+    const missing = login.placeholders.filter((name) => !map.has(name));
+    if (missing.length > 0) {
+      const got = map.size === 0 ? 'it gave no values' : `it gave: ${[...map.keys()].join(', ')}`;
+      const names = missing.map((n) => `{{${n}}}`).join(', ');
+      return { ok: false, reason: `the login of ${where} gave no value for ${names}; ${got}` };
+    }
+    const credentials = new Map<DynamicSecret, Credential>();
+    for (const secret of login.secrets) {
+      const problems: string[] = [];
+      const filled = mapSecret(secret.spec, (text) => fillPlaceholders(text, map));
+      const credential = buildCredential(filled, {
+        text: (t) => t,
+        report: (_, message) => problems.push(message),
+      });
+      if (credential === undefined) {
+        const reason = `after the login of ${where}, ${originLabel(secret.origin)}: ${problems.join('; ')}`;
+        return { ok: false, reason: this.redactor.redact(reason) };
+      }
+      this.redactor.registerCredential(credential);
+      credentials.set(secret, credential);
+    }
+    return { ok: true, credentials };
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}
+
+function keyOf(destination: Destination): MatchKey {
+  return matchKey(destination.scheme, destination.hostname, destination.port);
+}
+
+/** `scheme://host[:port]` of a request: where a login without `input` runs. */
+function originOf(destination: Destination, key: MatchKey): string {
+  return `${destination.scheme}://${key.text}`;
+}
