@@ -1,0 +1,461 @@
+/**
+ * One `http:` block against one target, as nuclei's `ExecuteWithResults` runs it: for each payload
+ * combination, each raw request or path in order; values extracted by a request feed the next ones
+ * (the latest extraction's first value); every response is recorded under indexed names (`body_2`)
+ * for the requests after it; every response of a redirect chain is evaluated, newest first; a request
+ * whose placeholders stay unresolved is skipped with the rest of the block; `stop-at-first-match`
+ * ends the block at the first finding. With `threads:` and payloads, combinations run in parallel
+ * (each on its own: no history, no values passed between them), as nuclei runs them.
+ */
+import type { TemplateString } from '../dsl/index.js';
+import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
+import { type OperatorResult, responseVariables } from '../operators/index.js';
+import type { ResultEvent } from '../output/index.js';
+import { type HttpBlock, type TargetUrl, targetVariables, withPort } from '../template/index.js';
+import {
+  BuildError,
+  type BuildSettings,
+  type BuiltRequest,
+  buildPathRequest,
+  buildRawRequest,
+} from './build.js';
+import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
+import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
+import { type ExchangeHop, exchange } from './exchange.js';
+import { addPayloads, requestScope, type TemplateVariables, type Value } from './scope.js';
+import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
+
+/** What the blocks of one run share. */
+export interface RunState {
+  readonly options: RunOptions;
+  /** Undefined for a self-contained run without an input. */
+  readonly target: TargetUrl | undefined;
+  readonly base: EventBase;
+  readonly jar: CookieJar;
+  readonly variables: TemplateVariables;
+  readonly optionValues: ReadonlyMap<string, Value>;
+  readonly constants: ReadonlyMap<string, Value>;
+  /** Values shared between blocks (nuclei's template context). */
+  readonly context: Map<string, Value>;
+  /** `<block id>_<name>` values of earlier responses, visible to operators. */
+  readonly previous: Map<string, Value>;
+  /** Share values through `context` (several blocks, or a flow). */
+  readonly shareContext: 'none' | 'blocks' | 'flow';
+  readonly templateStopAtFirstMatch: boolean;
+  readonly events: ResultEvent[];
+  readonly failures: RequestFailure[];
+  readonly skipped: SkippedRequest[];
+  matched: boolean;
+  requests: number;
+  aborted: boolean;
+  lastStatus: number | undefined;
+  /** The last evaluated response that produced no finding (for `-ms`). */
+  lastUnmatched: ResponseFacts | undefined;
+  readonly targetVariableCache: Map<string, Record<string, string>>;
+}
+
+export interface BlockOutcome {
+  /** nuclei's flow value of `http(N)`: a matcher matched, or the block has none and ran. */
+  readonly flowValue: boolean;
+}
+
+interface BlockRun {
+  readonly state: RunState;
+  readonly block: HttpBlock;
+  readonly compiled: CompiledBlock;
+  readonly stopAtFirstMatch: boolean;
+  readonly hasMatchers: boolean;
+  readonly hasOperators: boolean;
+  flowValue: boolean;
+  /** A finding was reported and the block stops at the first one. */
+  stopped: boolean;
+  /** An unresolved request ended the block. */
+  ended: boolean;
+  readonly sentOnce: Set<number>;
+}
+
+/** Per-request state that carries over between requests of a sequential block. */
+interface Carry {
+  /** Internal extractor values by name (the latest extraction's values). */
+  readonly dynamic: Map<string, readonly string[]>;
+  /** Indexed response values of earlier requests (`body_1`, …). */
+  readonly history: Map<string, Value>;
+}
+
+export async function runBlock(state: RunState, block: HttpBlock): Promise<BlockOutcome> {
+  const compiled = compiledBlock(block);
+  const model = compiled.operators.model;
+  const run: BlockRun = {
+    state,
+    block,
+    compiled,
+    stopAtFirstMatch: block.stopAtFirstMatch || state.templateStopAtFirstMatch,
+    hasMatchers: model.matchers.length > 0,
+    hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
+    flowValue: false,
+    stopped: false,
+    ended: false,
+    sentOnce: new Set(),
+  };
+  const count = block.requests.kind === 'raw' ? compiled.raw.length : compiled.paths.length;
+  if (block.threads !== undefined && block.threads > 0 && block.payloads !== undefined) {
+    await runParallel(run, count, block.threads);
+  } else {
+    const carry: Carry = { dynamic: new Map(), history: new Map() };
+    outer: for (const payloads of payloadTexts(block)) {
+      for (let index = 0; index < count; index++) {
+        if (done(run)) break outer;
+        await runRequest(run, index, payloads, carry);
+      }
+    }
+  }
+  return { flowValue: run.flowValue };
+}
+
+function done(run: BlockRun): boolean {
+  if (run.state.options.signal?.aborted === true) run.state.aborted = true;
+  return run.state.aborted || run.stopped || run.ended;
+}
+
+async function runParallel(run: BlockRun, count: number, threads: number): Promise<void> {
+  const tasks = (function* () {
+    for (const payloads of payloadTexts(run.block)) {
+      for (let index = 0; index < count; index++) yield { payloads, index };
+    }
+  })();
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (done(run)) return;
+      const next = tasks.next();
+      if (next.done === true) return;
+      await runRequest(run, next.value.index, next.value.payloads, undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, threads) }, worker));
+}
+
+/** Renders, builds, sends and evaluates one request. `carry` is undefined in parallel mode. */
+async function runRequest(
+  run: BlockRun,
+  index: number,
+  payloads: ReadonlyMap<string, TemplateString>,
+  carry: Carry | undefined,
+): Promise<void> {
+  const { state, block } = run;
+  const prepared = prepare(run, index, payloads, carry);
+  if ('skip' in prepared) {
+    state.skipped.push(prepared.skip);
+    state.options.onRequest?.({ kind: 'skipped', skip: prepared.skip });
+    run.ended = true;
+    return;
+  }
+  if ('invalid' in prepared) {
+    fail(run, { block: block.index, url: state.base.input, kind: 'invalid', message: prepared.invalid });
+    return;
+  }
+  const { built, scope, meta } = prepared;
+  if (built.once) {
+    if (run.sentOnce.has(index)) return;
+    run.sentOnce.add(index);
+  }
+  const result = await exchange(built, {
+    client: state.options.client,
+    ...(block.skipSecretFile || state.options.authorizer === undefined
+      ? {}
+      : { authorizer: state.options.authorizer }),
+    ...(block.cookieJar ? { jar: state.jar } : {}),
+    redirects: block.redirects,
+    retries: state.options.retries ?? 0,
+    ...(state.options.timeoutMs === undefined ? {} : { timeoutMs: state.options.timeoutMs }),
+    ...((block.maxSize ?? state.options.maxBodyBytes) === undefined
+      ? {}
+      : { maxBodyBytes: block.maxSize ?? state.options.maxBodyBytes }),
+    ...(state.options.signal === undefined ? {} : { signal: state.options.signal }),
+  });
+  if (result.kind === 'failed') {
+    if (state.options.signal?.aborted === true) {
+      state.aborted = true;
+      return;
+    }
+    fail(run, { block: block.index, url: result.url, kind: result.failure, message: result.message });
+    return;
+  }
+  state.requests++;
+  const last = result.hops.at(-1);
+  if (last !== undefined) {
+    state.lastStatus = last.response.statusCode;
+    state.options.onRequest?.({ kind: 'sent', url: last.url, status: last.response.statusCode });
+  }
+  evaluateChain(run, index, result.hops, scope, meta, carry, built.kind === 'unsafe');
+}
+
+function fail(run: BlockRun, failure: RequestFailure): void {
+  run.state.failures.push(failure);
+  run.state.options.onRequest?.({ kind: 'failed', failure });
+}
+
+type Prepared =
+  | {
+      readonly built: BuiltRequest;
+      readonly scope: Map<string, Value>;
+      readonly meta: Record<string, string>;
+    }
+  | { readonly skip: SkippedRequest }
+  | { readonly invalid: string };
+
+function prepare(
+  run: BlockRun,
+  index: number,
+  payloads: ReadonlyMap<string, TemplateString>,
+  carry: Carry | undefined,
+): Prepared {
+  const { state, block, compiled } = run;
+  const path = block.requests.kind === 'path' ? compiled.paths[index] : undefined;
+  const target = state.target;
+  const requestTarget =
+    target !== undefined && path?.port !== undefined ? withPort(target, path.port) : target;
+  const scope = requestScope({
+    variables: state.variables,
+    dynamic: firstValues(carry?.dynamic),
+    context: state.context,
+    target: targetValues(state, requestTarget, path?.trimTrailingSlash === true),
+    options: state.optionValues,
+    constants: state.constants,
+  });
+  const { meta, unresolved } = addPayloads(scope, payloads);
+  const text = path?.text ?? compiled.raw[index];
+  if (text === undefined)
+    return { invalid: `request ${index + 1} of block ${block.index + 1} does not exist` };
+  let rendered = text.render(scope);
+  let sendTarget = requestTarget;
+  if (sendTarget === undefined && path === undefined) {
+    // A self-contained raw request: its request line names the URL, whose variables
+    // ({{Hostname}}, …) are then known, as nuclei renders it a second time.
+    const own = selfContainedTarget(rendered.text);
+    if (own instanceof BuildError) return { invalid: own.message };
+    sendTarget = own;
+    for (const [name, value] of targetValues(state, own, false)) scope.set(name, value);
+    for (const [name, value] of Object.entries(meta)) scope.set(name, value);
+    rendered = text.render(scope);
+  }
+  const headers = compiled.headers.map((h) => ({ name: h.name, rendered: h.value.render(scope) }));
+  const body = compiled.body?.render(scope);
+  for (const detail of [
+    ...rendered.details,
+    ...headers.flatMap((h) => h.rendered.details),
+    ...(body?.details ?? []),
+  ]) {
+    unresolved.push(detail.placeholder);
+  }
+  if (unresolved.length > 0 && !block.skipVariablesCheck) {
+    const placeholders = [...new Set(unresolved)];
+    return {
+      skip: {
+        block: block.index,
+        request: index,
+        unresolved: placeholders,
+        reason: `unresolved ${placeholders.join(', ')}; give the value${placeholders.length > 1 ? 's' : ''} with -var name=value`,
+      },
+    };
+  }
+  const settings: BuildSettings = {
+    blockHeaders: headers.map((h) => [h.name, h.rendered.text] as const),
+    extraHeaders: state.options.headers ?? [],
+    userAgent: state.options.userAgent ?? DEFAULT_USER_AGENT,
+    disablePathAutomerge: block.disablePathAutomerge,
+  };
+  const built = buildOne(run, rendered.text, body?.text, sendTarget, settings);
+  if (built instanceof BuildError) return { invalid: built.message };
+  return { built, scope, meta };
+}
+
+function buildOne(
+  run: BlockRun,
+  text: string,
+  body: string | undefined,
+  target: TargetUrl | undefined,
+  settings: BuildSettings,
+): BuiltRequest | BuildError {
+  const { block } = run;
+  if (block.requests.kind === 'path') {
+    return buildPathRequest(
+      {
+        method: block.requests.method,
+        url: text,
+        ...(body === undefined ? {} : { body }),
+        ...(target?.query === undefined || block.selfContained ? {} : { targetQuery: target.query }),
+      },
+      settings,
+    );
+  }
+  if (target === undefined) return new BuildError('the raw request has no target to go to');
+  return buildRawRequest(text, target, settings, block.unsafe);
+}
+
+/** A self-contained raw request names its URL in the request line; it is sent there. */
+function selfContainedTarget(text: string): TargetUrl | BuildError {
+  const line = text.split('\n').find((l) => l.trim() !== '' && !l.startsWith('@')) ?? '';
+  const url = line.trim().split(/\s+/)[1] ?? '';
+  const parsed = parseAbsolute(url);
+  if (parsed === undefined) {
+    return new BuildError(
+      `a self-contained raw request needs an absolute URL in its request line, got "${url}"`,
+    );
+  }
+  return { ...parsed, path: '', query: undefined } as TargetUrl;
+}
+
+function parseAbsolute(url: string): TargetUrl | undefined {
+  if (!/^https?:\/\//i.test(url)) return undefined;
+  try {
+    const u = new URL(url);
+    const host = u.host;
+    return {
+      scheme: u.protocol.slice(0, -1),
+      host,
+      hostname: u.hostname.replace(/^\[|\]$/g, ''),
+      port: u.port,
+      path: '',
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function targetValues(
+  state: RunState,
+  target: TargetUrl | undefined,
+  trim: boolean,
+): ReadonlyMap<string, Value> {
+  if (target === undefined) return EMPTY;
+  const key = `${target.scheme}://${target.host}|${trim}`;
+  let values = state.targetVariableCache.get(key);
+  if (values === undefined) {
+    values = targetVariables(target, { trimTrailingSlash: trim });
+    state.targetVariableCache.set(key, values);
+  }
+  return new Map(Object.entries(values));
+}
+
+const EMPTY: ReadonlyMap<string, Value> = new Map();
+
+function firstValues(
+  dynamic: ReadonlyMap<string, readonly string[]> | undefined,
+): ReadonlyMap<string, Value> {
+  if (dynamic === undefined || dynamic.size === 0) return EMPTY;
+  const out = new Map<string, Value>();
+  for (const [name, values] of dynamic) if (values[0] !== undefined) out.set(name, values[0]);
+  return out;
+}
+
+/**
+ * Evaluates every response of the chain, newest first (nuclei's response chain); the earlier hops
+ * are evaluated without their bodies, as nuclei keeps only the final body.
+ */
+function evaluateChain(
+  run: BlockRun,
+  index: number,
+  hops: readonly ExchangeHop[],
+  scope: Map<string, Value>,
+  meta: Record<string, string>,
+  carry: Carry | undefined,
+  unsafe: boolean,
+): void {
+  const { state } = run;
+  for (let at = hops.length - 1; at >= 0; at--) {
+    const hop = hops[at] as ExchangeHop;
+    const final = at === hops.length - 1;
+    const response = final ? hop.response : { ...hop.response, body: Buffer.alloc(0) };
+    const requestDump = typeof hop.sent === 'string' ? dumpRawRequest(hop.sent) : dumpRequest(hop.sent);
+    const own = responseVariables({
+      response: {
+        status: response.statusCode,
+        statusText: response.reason,
+        httpVersion: response.httpVersion.replace(/^HTTP\//, ''),
+        headers: response.headers,
+        body: response.body,
+        head: response.rawHeadBytes,
+      },
+      request: requestDump,
+      host: state.base.input,
+      matched: hop.url,
+      durationMs: response.durationMs,
+    }).variables;
+    const data = new Map<string, Value>(scope);
+    for (const [name, value] of state.previous) data.set(name, value);
+    if (carry !== undefined) for (const [name, value] of carry.history) data.set(name, value);
+    for (const [name, value] of own) data.set(name, value);
+    for (const [name, value] of Object.entries(meta)) if (!own.has(name)) data.set(name, value);
+    for (const [name, value] of own) {
+      const indexed = `${name}_${index + 1}`;
+      data.set(indexed, value);
+      carry?.history.set(indexed, value);
+    }
+    const result = run.compiled.operators.execute({ variables: data });
+    state.options.onResult?.({
+      block: run.block.index,
+      url: hop.url,
+      status: response.statusCode,
+      result,
+    });
+    share(run, own, result);
+    if (carry !== undefined)
+      for (const [name, values] of result.dynamicValues) carry.dynamic.set(name, values);
+    updateFlowValue(run, result);
+    // Dumps and the curl command are only built for what is reported.
+    const facts = (): ResponseFacts => ({
+      matchedAt: hop.url,
+      request: requestDump,
+      response: dumpResponse(response),
+      ...(unsafe || typeof hop.sent === 'string' ? {} : { curlCommand: curlCommand(hop.sent) }),
+      ...(hop.response.remoteAddress === undefined ? {} : { ip: hop.response.remoteAddress }),
+      meta,
+    });
+    if (result.findings.length === 0) {
+      if (state.options.matcherStatus === true) state.lastUnmatched = facts();
+      continue;
+    }
+    if (run.stopped) return;
+    const timestamp = rfc3339((state.options.now ?? (() => new Date()))());
+    const reported = facts();
+    for (const finding of result.findings) {
+      const event = findingEvent(state.base, finding, reported, timestamp);
+      state.events.push(event);
+      state.options.onEvent?.(event);
+    }
+    state.matched = true;
+    if (run.stopAtFirstMatch) {
+      run.stopped = true;
+      return;
+    }
+  }
+}
+
+/** nuclei's flow rule for `http(N)`. */
+function updateFlowValue(run: BlockRun, result: OperatorResult): void {
+  if (result.hasResult) {
+    if (result.matched || !run.hasMatchers) run.flowValue = true;
+  } else if (!run.hasOperators) run.flowValue = true;
+}
+
+/** Values later blocks see: extracted values, and this response's values under `http_…` names. */
+function share(run: BlockRun, own: ReadonlyMap<string, Value>, result: OperatorResult): void {
+  const { state, block } = run;
+  if (block.id !== undefined) {
+    for (const [name, value] of own) state.previous.set(`${block.id}_${name}`, value);
+  }
+  if (state.shareContext === 'none') return;
+  for (const [name, value] of own) {
+    state.context.set(`http_${name}`, value);
+    if (block.id !== undefined) state.context.set(`http_${block.id}_${name}`, value);
+  }
+  for (const [name, values] of result.dynamicValues) {
+    if (state.shareContext === 'flow') {
+      state.context.set(name, values.length === 1 ? (values[0] as string) : [...values]);
+      continue;
+    }
+    values.forEach((value, i) => {
+      state.context.set(i === 0 ? name : `${name}${i}`, value);
+    });
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Turns rendered request text into the request that goes out: raw requests through the tolerant raw
+ * parser (joined to the target path), `path:` URLs with the target's query merged in, the block's
+ * `headers:` and the scan's `-H` headers set, and the defaults nuclei adds (`User-Agent`; `Accept`
+ * and `Accept-Language` on `path:` requests).
+ */
+import {
+  authority,
+  type HeaderField,
+  type HeaderList,
+  type HttpRequest,
+  headerValue,
+  RawRequestHead,
+  type Scheme,
+  setHeader,
+} from '../http/index.js';
+import {
+  effectivePort,
+  mergeQueries,
+  parseRawRequest,
+  parseTargetUrl,
+  RawRequestError,
+  type TargetUrl,
+} from '../template/index.js';
+import type { Destination } from './types.js';
+
+export interface BuildSettings {
+  /** The block's `headers:`, rendered. */
+  readonly blockHeaders: HeaderList;
+  /** `-H` headers. */
+  readonly extraHeaders: HeaderList;
+  readonly userAgent: string;
+  readonly disablePathAutomerge: boolean;
+}
+
+interface Common {
+  /** The URL reported as `matched-at` (before any secret is applied). */
+  readonly url: string;
+  readonly timeoutMs?: number;
+  /** `@once`: sent once per run, not once per payload combination. */
+  readonly once: boolean;
+}
+
+export type BuiltRequest =
+  | (Common & { readonly kind: 'http'; readonly request: HttpRequest; readonly tlsServerName?: string })
+  | (Common & { readonly kind: 'unsafe'; readonly text: string; readonly destination: Destination });
+
+export class BuildError extends Error {
+  override readonly name = 'BuildError';
+}
+
+export function buildRawRequest(
+  text: string,
+  target: TargetUrl,
+  settings: BuildSettings,
+  unsafe: boolean,
+): BuiltRequest | BuildError {
+  const parsed = parseRawRequest(text, target, {
+    unsafe,
+    disablePathAutomerge: settings.disablePathAutomerge,
+  });
+  if (parsed instanceof RawRequestError) return new BuildError(parsed.message);
+  const { annotations } = parsed;
+  const destination =
+    annotations.host === undefined ? parsed.request : hostAnnotation(annotations.host, parsed.request);
+  if (destination instanceof BuildError) return destination;
+  const timing = annotations.timeoutMs === undefined ? {} : { timeoutMs: annotations.timeoutMs };
+  if (unsafe) {
+    const bytes = parsed.unsafeBytes ?? new Uint8Array();
+    const raw = withRawHeaders(Buffer.from(bytes).toString('utf8'), settings.extraHeaders);
+    const where: Destination = {
+      scheme: destination.scheme,
+      hostname: destination.hostname,
+      port: destination.port,
+    };
+    return {
+      kind: 'unsafe',
+      text: raw,
+      destination: where,
+      url: parsed.url,
+      once: annotations.once,
+      ...timing,
+    };
+  }
+  let headers: HeaderField[] = [...parsed.request.headers];
+  for (const [name, value] of settings.blockHeaders) headers = setHeader(headers, name, value);
+  for (const [name, value] of settings.extraHeaders) headers = setHeader(headers, name, value);
+  if (headerValue(headers, 'user-agent') === undefined) headers.push(['User-Agent', settings.userAgent]);
+  const request: HttpRequest = {
+    ...parsed.request,
+    scheme: destination.scheme,
+    hostname: destination.hostname,
+    port: destination.port,
+    headers,
+  };
+  return {
+    kind: 'http',
+    request,
+    url: parsed.url,
+    once: annotations.once,
+    ...timing,
+    ...(annotations.tlsSni === undefined ? {} : { tlsServerName: annotations.tlsSni }),
+  };
+}
+
+/** `@Host: other.example:8443` (scheme optional): the request goes there instead. */
+function hostAnnotation(value: string, request: HttpRequest): Destination | BuildError {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `${request.scheme}://${value}`;
+  const parsed = parseTargetUrl(withScheme);
+  if (parsed instanceof Error || (parsed.scheme !== 'http' && parsed.scheme !== 'https')) {
+    return new BuildError(`@Host: "${value}" is not a host; write e.g. "@Host: https://other.example:8443"`);
+  }
+  return { scheme: parsed.scheme, hostname: parsed.hostname, port: Number(effectivePort(parsed)) };
+}
+
+/**
+ * `-H` headers on an `unsafe` request, as nuclei's `TryFillCustomHeaders`: set in the raw text (a
+ * header of that name replaced, else added), every other byte kept.
+ */
+function withRawHeaders(raw: string, headers: HeaderList): string {
+  if (headers.length === 0) return raw;
+  const head = RawRequestHead.parse(raw);
+  if (head === undefined) return raw;
+  for (const [name, value] of headers) head.setHeader(name, value);
+  return head.toString();
+}
+
+export interface PathRequestParts {
+  readonly method: string;
+  /** The rendered URL (`{{BaseURL}}/login` after rendering). */
+  readonly url: string;
+  readonly body?: string;
+  /** The target's query, merged in first (undefined for self-contained requests). */
+  readonly targetQuery?: string;
+}
+
+export function buildPathRequest(
+  parts: PathRequestParts,
+  settings: BuildSettings,
+): BuiltRequest | BuildError {
+  const parsed = parseTargetUrl(parts.url);
+  if (parsed instanceof Error || (parsed.scheme !== 'http' && parsed.scheme !== 'https')) {
+    return new BuildError(
+      `"${parts.url}" is not an http(s) URL; paths start with {{BaseURL}} or {{RootURL}}`,
+    );
+  }
+  const query = mergeQuery(parts.targetQuery, parsed.query);
+  const path = parsed.path === '' ? '/' : parsed.path.startsWith('/') ? parsed.path : `/${parsed.path}`;
+  const target = query === undefined ? path : `${path}?${query}`;
+  let headers: HeaderField[] = [];
+  for (const [name, value] of settings.blockHeaders) headers = setHeader(headers, name, value);
+  for (const [name, value] of settings.extraHeaders) headers = setHeader(headers, name, value);
+  if (headerValue(headers, 'user-agent') === undefined) headers.push(['User-Agent', settings.userAgent]);
+  if (headerValue(headers, 'accept') === undefined) headers.push(['Accept', '*/*']);
+  if (headerValue(headers, 'accept-language') === undefined) headers.push(['Accept-Language', 'en']);
+  const place = {
+    scheme: parsed.scheme as Scheme,
+    hostname: parsed.hostname,
+    port: Number(effectivePort(parsed)),
+  };
+  // Host written first, as Go writes it (and the transport keeps connections busier with it given).
+  if (headerValue(headers, 'host') === undefined) headers.unshift(['Host', authority(place)]);
+  const request: HttpRequest = { method: parts.method, ...place, target, headers, body: parts.body ?? '' };
+  const origin = `${parsed.scheme}://${parsed.host}`;
+  return { kind: 'http', request, url: `${origin}${target}`, once: false };
+}
+
+/** Target parameters first; a parameter the request repeats exactly (from `{{BaseURL}}`) is kept once. */
+function mergeQuery(targetQuery: string | undefined, own: string | undefined): string | undefined {
+  if (targetQuery === undefined || targetQuery === '' || own === undefined || own === '') {
+    return mergeQueries(targetQuery, own);
+  }
+  const seen = new Set(targetQuery.split('&'));
+  const added = own.split('&').filter((pair) => !seen.has(pair));
+  return mergeQueries(targetQuery, added.length === 0 ? undefined : added.join('&'));
+}

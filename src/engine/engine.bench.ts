@@ -1,0 +1,187 @@
+/**
+ * `npm run bench -- engine`: requests per second of whole template runs (render, build, send, evaluate
+ * matchers and extractors, build events) against a local keep-alive server, as a ratio of the bare
+ * HttpClient sending the same request at the same concurrency, both measured in this run, alternately,
+ * three rounds each; the median of the per-round ratios is reported. The server runs in a worker
+ * thread so that it does not share an event loop with what is measured.
+ */
+import { Worker } from 'node:worker_threads';
+import type { BenchSuite, Report } from '../bench/report.js';
+import { HttpClient, type HttpRequest } from '../http/index.js';
+import { type ParsedTemplate, parseTemplate } from '../template/index.js';
+import { runTemplate } from './run.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 2);
+const rounds = 3;
+const concurrency = 10;
+
+const serverSource = `
+const { parentPort } = require('node:worker_threads');
+const http = require('node:http');
+const body = Buffer.from('<html><title>Admin panel</title><span class="version">4.8.1</span>' + 'x'.repeat(2000) + '</html>');
+const server = http.createServer((request, response) => {
+  response.writeHead(200, { 'Content-Type': 'text/html', 'Content-Length': body.length, Server: 'bench/1.0' });
+  response.end(body);
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+parentPort.on('message', () => server.close(() => process.exit(0)));
+`;
+
+const detection = `
+id: bench-detect
+info: {name: bench, author: keyhole, severity: info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/admin"]
+    matchers-condition: and
+    matchers:
+      - type: word
+        words: ["Admin panel", "</title>"]
+        condition: and
+      - type: status
+        status: [200]
+      - type: dsl
+        dsl: ['contains(tolower(header), "text/html") && len(body) > 100']
+    extractors:
+      - type: regex
+        group: 1
+        regex: ['class="version">([0-9.]+)']
+`;
+
+const login = `
+id: bench-login
+info: {name: bench, author: keyhole, severity: high}
+http:
+  - raw:
+      - |
+        GET /admin HTTP/1.1
+        Host: {{Hostname}}
+        Authorization: Basic {{base64(username + ':' + password)}}
+    attack: clusterbomb
+    payloads:
+      username: [admin, root, tomcat, manager, guest]
+      password: [admin, root, tomcat, s3cret, guest, password, changeme, toor, 123456, letmein]
+    threads: ${concurrency}
+    matchers:
+      - type: word
+        words: ["never in the body"]
+`;
+
+function parsed(text: string): ParsedTemplate {
+  const result = parseTemplate('bench.yaml', text);
+  if (result.status !== 'ok') throw new Error(`bench template does not parse: ${result.status}`);
+  return result.template;
+}
+
+async function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
+  const worker = new Worker(serverSource, { eval: true });
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    port,
+    stop: async () => {
+      worker.postMessage('stop');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    },
+  };
+}
+
+/** Runs `loops` loops that each call `once` one after another for `ms`; returns units of work per second. */
+async function loopRate(loops: number, ms: number, once: () => Promise<number>): Promise<number> {
+  let done = 0;
+  const start = performance.now();
+  const deadline = start + ms;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const units = await once();
+      done += units;
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, loop));
+  return done / ((performance.now() - start) / 1000);
+}
+
+function clientRate(client: HttpClient, port: number): Promise<number> {
+  const request: HttpRequest = {
+    method: 'GET',
+    scheme: 'http',
+    hostname: '127.0.0.1',
+    port,
+    target: '/admin',
+    headers: [
+      ['Host', `127.0.0.1:${port}`],
+      ['User-Agent', 'keyhole-bench'],
+    ],
+    body: '',
+  };
+  return loopRate(concurrency, seconds * 1000, async () => {
+    await client.send(request);
+    return 1;
+  });
+}
+
+/** Template runs as a scanner runs them: `loops` targets at once, counting requests. */
+function engineRate(
+  client: HttpClient,
+  port: number,
+  template: ParsedTemplate,
+  loops: number,
+): Promise<number> {
+  return loopRate(loops, seconds * 1000, async () => {
+    const run = await runTemplate(template, `http://127.0.0.1:${port}`, { client });
+    return run.requests;
+  });
+}
+
+async function compare(baseline: () => Promise<number>, ours: () => Promise<number>) {
+  const pairs: [number, number][] = [];
+  for (let round = 0; round < rounds; round++) pairs.push([await baseline(), await ours()]);
+  const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  return {
+    baseline: median(pairs.map(([a]) => a)),
+    ours: median(pairs.map(([, b]) => b)),
+    ratio: median(pairs.map(([a, b]) => b / a)),
+  };
+}
+
+export const suite: BenchSuite = async (report: Report) => {
+  report.heading('Template engine');
+  report.note(
+    `Requests/s of template runs against a node:http keep-alive server in a worker thread, ${concurrency} at ` +
+      `once, ÷ requests/s of the bare HttpClient sending the same GET at the same concurrency; ${rounds} ` +
+      `alternating rounds of ${seconds} s per side, median ratio.`,
+  );
+  const server = await startServer();
+  const client = new HttpClient({ connectionsPerOrigin: concurrency });
+  const rows: (string | number)[][] = [];
+  try {
+    await clientRate(client, server.port); // warm up
+    const detect = await compare(
+      () => clientRate(client, server.port),
+      () => engineRate(client, server.port, parsed(detection), concurrency),
+    );
+    rows.push([
+      'detection: 1 path, word + status + dsl matchers, regex extractor',
+      detect.baseline,
+      detect.ours,
+      detect.ratio,
+    ]);
+    const brute = await compare(
+      () => clientRate(client, server.port),
+      () => engineRate(client, server.port, parsed(login), 1),
+    );
+    rows.push([
+      `default login: raw, clusterbomb 5×10, base64 helper, threads ${concurrency}`,
+      brute.baseline,
+      brute.ours,
+      brute.ratio,
+    ]);
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+  report.table(['template', 'HttpClient req/s', 'engine req/s', 'ratio'], rows);
+};

@@ -1,0 +1,152 @@
+/**
+ * Result events as nuclei builds them (`MakeResultEventItem`, `MakeDefaultResultEvent`): omitempty
+ * rules, `null` for absent author/tags/cve-id/cwe-id. Their JSONL form is the output's
+ * `serializeEvent`.
+ */
+import type { Finding } from '../operators/index.js';
+import type { EventInfo, ResultEvent } from '../output/index.js';
+import type { TargetUrl, TemplateInfo } from '../template/index.js';
+import { effectivePort, formatTargetUrl } from '../template/index.js';
+
+/** The fields every event of a run shares: template and input. */
+export interface EventBase {
+  readonly templateId: string;
+  readonly templatePath: string;
+  readonly info: EventInfo;
+  /** The scan input as given (`host` of the response variables). */
+  readonly input: string;
+  readonly fields: InputFields;
+}
+
+/** nuclei's `GetJsonFieldsFromURL` over the scan input. */
+export interface InputFields {
+  readonly host?: string;
+  readonly port?: string;
+  readonly scheme?: string;
+  readonly url?: string;
+  readonly path?: string;
+  /** The host when it is an IP literal (replaced by the dialed address when known). */
+  readonly ip?: string;
+}
+
+export function inputFields(target: TargetUrl | undefined): InputFields {
+  if (target === undefined) return {};
+  const port = effectivePort(target);
+  const isIp = /^[\d.]+$/.test(target.hostname) || target.hostname.includes(':');
+  return {
+    host: target.hostname,
+    ...(port === '' ? {} : { port }),
+    ...(target.scheme === '' ? {} : { scheme: target.scheme }),
+    url: formatTargetUrl(target),
+    ...(target.path === '' ? {} : { path: target.path }),
+    ...(isIp ? { ip: target.hostname } : {}),
+  };
+}
+
+/** The `info` object of events: nuclei's `model.Info` as it serialises. */
+export function eventInfo(info: TemplateInfo): EventInfo {
+  return {
+    name: info.name,
+    author: info.authors.length === 0 ? null : [...info.authors],
+    tags: info.tags.length === 0 ? null : [...info.tags],
+    ...(nonEmpty(info.description) ? { description: info.description } : {}),
+    ...(nonEmpty(info.impact) ? { impact: info.impact } : {}),
+    ...(info.references.length === 0 ? {} : { reference: [...info.references] }),
+    severity: info.severity ?? '',
+    ...(info.metadata === undefined || Object.keys(info.metadata).length === 0
+      ? {}
+      : { metadata: info.metadata as Record<string, unknown> }),
+    ...(info.classification === undefined ? {} : { classification: info.classification }),
+    ...(nonEmpty(info.remediation) ? { remediation: info.remediation } : {}),
+  };
+}
+
+function nonEmpty(text: string | undefined): text is string {
+  return text !== undefined && text !== '';
+}
+
+/** What one evaluated response contributes to its events. */
+export interface ResponseFacts {
+  /** URL of the evaluated response (after redirects: the hop's URL). */
+  readonly matchedAt: string;
+  readonly request: string;
+  readonly response: string;
+  readonly curlCommand?: string;
+  /** Address the request went to. */
+  readonly ip?: string;
+  /** Payload values of the request. */
+  readonly meta?: Readonly<Record<string, string>>;
+}
+
+export function findingEvent(
+  base: EventBase,
+  finding: Finding,
+  facts: ResponseFacts,
+  timestamp: string,
+): ResultEvent {
+  const { fields } = base;
+  const ip = facts.ip ?? fields.ip;
+  return {
+    'template-id': base.templateId,
+    'template-path': base.templatePath,
+    info: base.info,
+    ...(nonEmpty(finding.matcherName) ? { 'matcher-name': finding.matcherName } : {}),
+    ...(nonEmpty(finding.extractorName) ? { 'extractor-name': finding.extractorName } : {}),
+    type: 'http',
+    ...inputPart(fields),
+    'matched-at': facts.matchedAt,
+    ...(finding.extractedResults.length === 0 ? {} : { 'extracted-results': [...finding.extractedResults] }),
+    ...(facts.request === '' ? {} : { request: facts.request }),
+    ...(facts.response === '' ? {} : { response: facts.response }),
+    ...(facts.meta === undefined || Object.keys(facts.meta).length === 0 ? {} : { meta: { ...facts.meta } }),
+    ...(nonEmpty(ip) ? { ip } : {}),
+    timestamp,
+    ...(nonEmpty(facts.curlCommand) ? { 'curl-command': facts.curlCommand } : {}),
+    'matcher-status': true,
+  };
+}
+
+/** nuclei's `WriteFailure` event: the run matched nothing; request and response of the last response. */
+export function failureEvent(
+  base: EventBase,
+  facts: Pick<ResponseFacts, 'request' | 'response' | 'ip'> | undefined,
+  timestamp: string,
+): ResultEvent {
+  const ip = facts?.ip ?? base.fields.ip;
+  return {
+    'template-id': base.templateId,
+    'template-path': base.templatePath,
+    info: base.info,
+    type: 'http',
+    ...inputPart(base.fields),
+    ...(nonEmpty(facts?.request) ? { request: facts.request } : {}),
+    ...(nonEmpty(facts?.response) ? { response: facts.response } : {}),
+    ...(nonEmpty(ip) ? { ip } : {}),
+    timestamp,
+    'matcher-status': false,
+  };
+}
+
+function inputPart(fields: InputFields): Partial<ResultEvent> {
+  return {
+    ...(nonEmpty(fields.host) ? { host: fields.host } : {}),
+    ...(nonEmpty(fields.port) ? { port: fields.port } : {}),
+    ...(nonEmpty(fields.scheme) ? { scheme: fields.scheme } : {}),
+    ...(nonEmpty(fields.url) ? { url: fields.url } : {}),
+    ...(nonEmpty(fields.path) ? { path: fields.path } : {}),
+  };
+}
+
+/** RFC 3339 with the local offset, as Go writes `time.Time` (milliseconds kept). */
+export function rfc3339(date: Date): string {
+  const offset = -date.getTimezoneOffset();
+  const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, -1);
+  if (offset === 0) return `${local}Z`;
+  const sign = offset > 0 ? '+' : '-';
+  const abs = Math.abs(offset);
+  return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}

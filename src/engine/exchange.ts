@@ -1,0 +1,194 @@
+/**
+ * Sends one built request: through the authorizer (every hop, for its actual destination), the cookie
+ * jar, the block's redirect policy, transport retries, and the authorizer's one retry after a
+ * response. Every response of a redirect chain is returned, first request first.
+ */
+import {
+  type BeforeHop,
+  type CookieJar,
+  type HttpRequest,
+  type HttpResponse,
+  type RedirectPolicy,
+  requestUrl,
+  type SendOptions,
+  sendFollowingRedirects,
+  TransportError,
+} from '../http/index.js';
+import type { RedirectPolicy as TemplateRedirects } from '../template/index.js';
+import type { BuiltRequest } from './build.js';
+import type { RequestAuthorizer, RequestSender } from './types.js';
+
+export interface ExchangeHop {
+  /** What went out: the request as sent (secret applied), or an unsafe request's text. */
+  readonly sent: HttpRequest | string;
+  readonly response: HttpResponse;
+  /** The URL of the request before any secret was applied: the finding's `matched-at`. */
+  readonly url: string;
+}
+
+export type ExchangeResult =
+  | { readonly kind: 'ok'; readonly hops: readonly ExchangeHop[] }
+  | {
+      readonly kind: 'failed';
+      readonly failure: 'transport' | 'refused';
+      readonly url: string;
+      readonly message: string;
+      /** Hops answered before the failure (a redirect chain can fail half-way). */
+      readonly hops: readonly ExchangeHop[];
+    };
+
+export interface ExchangeSettings {
+  readonly client: RequestSender;
+  /** Undefined when the block opts out (`skip-secret-file`) or the scan has no secrets. */
+  readonly authorizer?: RequestAuthorizer;
+  readonly jar?: CookieJar;
+  readonly redirects: TemplateRedirects;
+  readonly retries: number;
+  readonly timeoutMs?: number;
+  readonly maxBodyBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The authorizer said no: the request must not be sent. */
+class Refused extends Error {
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export async function exchange(built: BuiltRequest, settings: ExchangeSettings): Promise<ExchangeResult> {
+  const hops: ExchangeHop[] = [];
+  try {
+    if (built.kind === 'unsafe') await exchangeUnsafe(built, settings, hops);
+    else await exchangeHttp(built, settings, hops);
+    return { kind: 'ok', hops };
+  } catch (error) {
+    if (error instanceof Refused) {
+      return { kind: 'failed', failure: 'refused', url: error.url, message: error.message, hops };
+    }
+    if (error instanceof TransportError) {
+      return { kind: 'failed', failure: 'transport', url: error.url, message: error.message, hops };
+    }
+    throw error;
+  }
+}
+
+interface Authorized {
+  readonly clean: HttpRequest;
+  readonly grant?: unknown;
+}
+
+async function exchangeHttp(
+  built: Extract<BuiltRequest, { kind: 'http' }>,
+  settings: ExchangeSettings,
+  hops: ExchangeHop[],
+): Promise<void> {
+  const { authorizer } = settings;
+  const authorized = new WeakMap<HttpRequest, Authorized>();
+  const options = sendOptions(settings, built.timeoutMs, built.tlsServerName);
+  const authorize = async (clean: HttpRequest): Promise<HttpRequest> => {
+    if (authorizer === undefined) return clean;
+    const decision = await authorizer.authorize(clean);
+    if (decision.kind === 'refuse') throw new Refused(requestUrl(clean), decision.reason);
+    authorized.set(decision.request, { clean, grant: decision.grant });
+    return decision.request;
+  };
+  const beforeHop: BeforeHop = (request) => authorize(request);
+  const send = async (outgoing: HttpRequest): Promise<HttpResponse> => {
+    const facts = authorized.get(outgoing);
+    let sent = outgoing;
+    let response = await withRetries(() => settings.client.send(sent, options), settings);
+    if (authorizer?.afterResponse !== undefined && facts !== undefined) {
+      const verdict = await authorizer.afterResponse({ destination: sent, response, grant: facts.grant });
+      if (verdict === 'retry') {
+        sent = await authorize(facts.clean);
+        response = await withRetries(() => settings.client.send(sent, options), settings);
+      }
+    }
+    hops.push({ sent, response, url: requestUrl(facts?.clean ?? outgoing) });
+    return response;
+  };
+  await sendFollowingRedirects(built.request, {
+    send,
+    policy: redirectPolicy(settings.redirects),
+    ...(settings.redirects.follow === 'none' ? {} : { maxRedirects: settings.redirects.max }),
+    beforeHop,
+    ...(settings.jar === undefined ? {} : { jar: settings.jar }),
+  });
+}
+
+async function exchangeUnsafe(
+  built: Extract<BuiltRequest, { kind: 'unsafe' }>,
+  settings: ExchangeSettings,
+  hops: ExchangeHop[],
+): Promise<void> {
+  const { authorizer } = settings;
+  const destination = built.destination;
+  const options = sendOptions(settings, built.timeoutMs, undefined);
+  const authorize = async (): Promise<{ text: string; grant?: unknown }> => {
+    if (authorizer === undefined) return { text: built.text };
+    const decision = await authorizer.authorizeRaw(built.text, destination);
+    if (decision.kind === 'refuse') throw new Refused(built.url, decision.reason);
+    return { text: decision.request, grant: decision.grant };
+  };
+  const sendText = (text: string) =>
+    withRetries(() => settings.client.sendRaw({ ...destination, bytes: text }, options), settings);
+  let { text, grant } = await authorize();
+  let response = await sendText(text);
+  if (authorizer?.afterResponse !== undefined) {
+    const verdict = await authorizer.afterResponse({ destination, response, grant });
+    if (verdict === 'retry') {
+      ({ text, grant } = await authorize());
+      response = await sendText(text);
+    }
+  }
+  hops.push({ sent: text, response, url: built.url });
+}
+
+function sendOptions(
+  settings: ExchangeSettings,
+  timeoutMs: number | undefined,
+  tlsServerName: string | undefined,
+): SendOptions {
+  const timeout = timeoutMs ?? settings.timeoutMs;
+  return {
+    ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+    ...(settings.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.maxBodyBytes }),
+    ...(settings.signal === undefined ? {} : { signal: settings.signal }),
+    ...(tlsServerName === undefined ? {} : { tlsServerName }),
+  };
+}
+
+const retried = new Set(['connect', 'connection-lost', 'timeout']);
+
+async function withRetries(
+  send: () => Promise<HttpResponse>,
+  settings: ExchangeSettings,
+): Promise<HttpResponse> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const again =
+        error instanceof TransportError &&
+        retried.has(error.kind) &&
+        attempt < settings.retries &&
+        settings.signal?.aborted !== true;
+      if (!again) throw error;
+    }
+  }
+}
+
+function redirectPolicy(policy: TemplateRedirects): RedirectPolicy {
+  switch (policy.follow) {
+    case 'none':
+      return 'none';
+    case 'all':
+      return 'any';
+    case 'same-host':
+      return 'same-host';
+  }
+}

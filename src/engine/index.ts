@@ -1,0 +1,30 @@
+/**
+ * The template engine: runs parsed nuclei HTTP templates against a target and reports nuclei's
+ * result events. Used by the scanner (targets × templates) and by dynamic secrets (login templates).
+ */
+
+export { serializeEvent } from '../output/index.js';
+export { TemplateCompileError } from './compiled.js';
+export { eventInfo, rfc3339 } from './event.js';
+export {
+  LoginError,
+  type LoginRunnerOptions,
+  type SecretApplier,
+  secretAuthorizer,
+  TemplateLoginRunner,
+} from './login.js';
+export { type RunnableTemplate, runTemplate } from './run.js';
+export {
+  type Authorization,
+  type AuthorizedExchange,
+  DEFAULT_USER_AGENT,
+  type Destination,
+  type EvaluatedResponse,
+  type RequestAuthorizer,
+  type RequestFailure,
+  type RequestOutcome,
+  type RequestSender,
+  type RunOptions,
+  type SkippedRequest,
+  type TemplateRun,
+} from './types.js';

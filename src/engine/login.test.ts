@@ -1,0 +1,213 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient, type HttpRequest } from '../http/index.js';
+import { type Login, loadSecretFiles, SecretResolver, type SecretSet } from '../secretfile/index.js';
+import { runTemplate, secretAuthorizer, TemplateLoginRunner } from './index.js';
+import { type FixtureServer, fixtureServer } from './testing/server.js';
+import { template } from './testing/templates.js';
+
+let server: FixtureServer;
+let dir: string;
+const client = new HttpClient({ timeoutMs: 5000 });
+const runner = new TemplateLoginRunner({ client });
+
+const loginTemplate = `id: app-login
+info:
+  name: App login
+  author: tester
+  severity: info
+variables:
+  username: guest
+  password: guest
+http:
+  - raw:
+      - |
+        GET /login HTTP/1.1
+        Host: {{Hostname}}
+      - |
+        POST /login HTTP/1.1
+        Host: {{Hostname}}
+        Content-Type: application/x-www-form-urlencoded
+
+        csrf={{csrf}}&user={{username}}&pass={{password}}
+    matchers:
+      - type: status
+        status: [302]
+    extractors:
+      - type: regex
+        name: csrf
+        internal: true
+        group: 1
+        regex: ['name="csrf" value="([^"]+)"']
+      - type: regex
+        name: session
+        part: header
+        group: 1
+        regex: ['Set-Cookie: (sid=[a-z0-9]+)']
+`;
+
+beforeAll(async () => {
+  server = await fixtureServer([
+    { method: 'GET', path: '/login', respond: { body: '<input name="csrf" value="c-77">' } },
+    {
+      method: 'POST',
+      path: '/login',
+      when: (r) => r.body === 'csrf=c-77&user=admin&pass=hunter2',
+      respond: { status: 302, headers: { Location: '/', 'Set-Cookie': 'sid=abc123; Path=/' } },
+    },
+    {
+      method: 'POST',
+      path: '/login',
+      when: (r) => r.body === 'csrf=c-77&user=nocookie&pass=hunter2',
+      respond: { status: 302, headers: { Location: '/' } },
+    },
+    { method: 'POST', path: '/login', respond: { status: 401, body: 'wrong password' } },
+    { path: '/account', when: (r) => r.cookies.sid === 'abc123', respond: { body: 'account of admin' } },
+    {
+      path: '/out',
+      respond: () => ({ status: 302, headers: { Location: `http://localhost:${server.port}/public` } }),
+    },
+    { path: '/public', respond: { body: 'public page' } },
+  ]);
+  dir = mkdtempSync(join(tmpdir(), 'keyhole-login-'));
+  writeFileSync(join(dir, 'login.yaml'), loginTemplate);
+  writeFileSync(join(dir, 'broken.yaml'), 'id: broken\ninfo: {name: b, author: t}\nhttp:\n  - method: GET\n');
+});
+
+afterAll(async () => {
+  await server.close();
+  await client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A secret file: the app (127.0.0.1) gets the session cookie of a login that runs on localhost, which
+ * itself gets a static header.
+ */
+async function secrets(user: string, password: string): Promise<SecretSet> {
+  const file = join(dir, `secrets-${user}-${password}.yaml`);
+  writeFileSync(
+    file,
+    `static:
+  - type: header
+    domains: ["localhost:${server.port}"]
+    headers:
+      - key: X-Static
+        value: static-value
+dynamic:
+  - template: login.yaml
+    input: http://localhost:${server.port}
+    variables:
+      - name: username
+        value: ${user}
+      - name: password
+        value: ${password}
+    type: cookie
+    domains: ["127.0.0.1:${server.port}"]
+    cookies:
+      - raw: "{{session}}"
+`,
+  );
+  const loaded = await loadSecretFiles([file], { cwd: dir, env: {}, checkPermissions: false });
+  if (loaded.secrets === undefined) throw new Error(JSON.stringify(loaded.diagnostics));
+  return loaded.secrets;
+}
+
+const appRequest = (): HttpRequest => ({
+  method: 'GET',
+  scheme: 'http',
+  hostname: '127.0.0.1',
+  port: server.port,
+  target: '/account',
+  headers: [],
+  body: '',
+});
+
+describe('TemplateLoginRunner', () => {
+  it('logs in with the entry variables and gives every named extractor value, first per name', async () => {
+    const set = await secrets('admin', 'hunter2');
+    const login = set.logins[0] as Login;
+    const resolver = new SecretResolver(set, { runner });
+    const values = await runner.login(login, `http://localhost:${server.port}`, {
+      secrets: resolver.forLogin(),
+    });
+    expect(values).toEqual({ csrf: 'c-77', session: 'sid=abc123' });
+  });
+
+  it('fills the dynamic secret of the app: its requests carry the session, the login requests only static secrets', async () => {
+    const resolver = new SecretResolver(await secrets('admin', 'hunter2'), { runner });
+    const before = server.requests.length;
+    const applied = await resolver.apply(appRequest());
+    expect(applied.kind).toBe('applied');
+    const loginRequests = server.requests.slice(before);
+    expect(
+      loginRequests.map((r) => `${r.method} ${r.host} ${r.headers['x-static']} ${r.cookies.sid}`),
+    ).toEqual(['GET localhost static-value undefined', 'POST localhost static-value undefined']);
+    if (applied.kind === 'applied') expect(applied.request.headers).toContainEqual(['Cookie', 'sid=abc123']);
+  });
+
+  it('fails when the template has matchers and none matched, showing the last status', async () => {
+    const resolver = new SecretResolver(await secrets('admin', 'wrong'), { runner });
+    const applied = await resolver.apply(appRequest());
+    expect(applied.kind).toBe('error');
+    if (applied.kind === 'error') expect(applied.reason).toMatch(/did not match.*last response status 401/);
+  });
+
+  it('fails when a name the secret uses got no value, naming it and what was extracted', async () => {
+    const resolver = new SecretResolver(await secrets('nocookie', 'hunter2'), { runner });
+    const applied = await resolver.apply(appRequest());
+    expect(applied.kind).toBe('error');
+    if (applied.kind === 'error') {
+      expect(applied.reason).toMatch(
+        /no value for \{\{session\}\}; it extracted csrf; last response status 302/,
+      );
+    }
+  });
+
+  it('fails with the template errors and their positions when the template does not parse', async () => {
+    const set = await secrets('admin', 'hunter2');
+    const login = { ...(set.logins[0] as Login), template: join(dir, 'broken.yaml') };
+    const attempt = runner.login(login, server.url, { secrets: new SecretResolver(set).forLogin() });
+    await expect(attempt).rejects.toThrow(/broken\.yaml:4:\d+/);
+  });
+
+  it('lets a scan use the login: the session goes to the app, never to the host it redirects to', async () => {
+    const resolver = new SecretResolver(await secrets('admin', 'hunter2'), { runner });
+    const scan = template(`id: account
+info: {name: a, author: t}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/account"]
+    matchers:
+      - type: word
+        words: ["account of admin"]
+`);
+    const run = await runTemplate(scan, server.url, { client, authorizer: secretAuthorizer(resolver) });
+    expect(run.matched).toBe(true);
+    expect(server.requests.at(-1)?.cookies.sid).toBe('abc123');
+
+    const following = template(`id: follow
+info: {name: a, author: t}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/out"]
+    redirects: true
+    matchers:
+      - type: word
+        words: ["public page"]
+`);
+    const before = server.requests.length;
+    const followed = await runTemplate(following, server.url, {
+      client,
+      authorizer: secretAuthorizer(resolver),
+    });
+    expect(followed.matched).toBe(true);
+    const hops = server.requests.slice(before);
+    expect(hops.map((r) => `${r.host} sid=${r.cookies.sid} static=${r.headers['x-static']}`)).toEqual([
+      '127.0.0.1 sid=abc123 static=undefined',
+      'localhost sid=undefined static=static-value',
+    ]);
+  });
+});

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient, type HttpRequest } from '../http/index.js';
+import { type RawServer, rawServer } from '../http/testing/servers.js';
+import { type RequestAuthorizer, runTemplate } from './index.js';
+import { type FixtureServer, fixtureServer } from './testing/server.js';
+import { template } from './testing/templates.js';
+
+let server: FixtureServer;
+let flaky: RawServer;
+let connections = 0;
+const client = new HttpClient({ timeoutMs: 5000 });
+
+beforeAll(async () => {
+  server = await fixtureServer([
+    {
+      path: '/echo',
+      respond: (r) => ({ body: `ua=${r.headers['user-agent']} x=${r.headers['x-team'] ?? '-'}` }),
+    },
+    {
+      path: '/away',
+      respond: () => ({ status: 302, headers: { Location: `http://localhost:${server.port}/echo` } }),
+    },
+    { path: '/here', respond: { status: 302, headers: { Location: '/echo' } } },
+    { path: '/big', respond: { body: `${'a'.repeat(64)}MARKER` } },
+  ]);
+  // Drops the first connection without answering, then answers.
+  flaky = await rawServer((_head, socket) => {
+    connections++;
+    if (connections === 1) socket.destroy();
+    else socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  await flaky.close();
+  await client.close();
+});
+
+const info = 'info: {name: o, author: t}';
+
+describe('run options', () => {
+  it('sets -H headers over the template headers of path and raw requests', async () => {
+    const t = template(`id: headers
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/echo"]
+    headers:
+      X-Team: template
+      User-Agent: template-agent
+  - raw:
+      - |
+        GET /echo HTTP/1.1
+        Host: {{Hostname}}
+        X-Team: raw
+    matchers:
+      - type: word
+        words: ["x="]
+`);
+    const before = server.requests.length;
+    await runTemplate(t, server.url, {
+      client,
+      headers: [
+        ['X-Team', 'cli'],
+        ['User-Agent', 'cli-agent'],
+      ],
+    });
+    expect(server.requests.slice(before).map((r) => [r.headers['x-team'], r.headers['user-agent']])).toEqual([
+      ['cli', 'cli-agent'],
+      ['cli', 'cli-agent'],
+    ]);
+  });
+
+  it('sends a request that failed in transport again, as many times as asked', async () => {
+    const t = template(`id: retries
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/"]
+    matchers:
+      - type: word
+        words: ["ok"]
+`);
+    connections = 0;
+    const once = await runTemplate(t, `http://127.0.0.1:${flaky.port}`, { client });
+    expect(once.failures).toEqual([expect.objectContaining({ kind: 'transport' })]);
+    connections = 0;
+    const retried = await runTemplate(t, `http://127.0.0.1:${flaky.port}`, { client, retries: 1 });
+    expect(retried.failures).toEqual([]);
+    expect(retried.matched).toBe(true);
+  });
+
+  it('follows a redirect to the same host only, with host-redirects, evaluating every hop newest first', async () => {
+    const hostOnly = (path: string) =>
+      template(`id: host-redirects
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}${path}"]
+    host-redirects: true
+    matchers:
+      - type: status
+        status: [200, 302]
+`);
+    const same = await runTemplate(hostOnly('/here'), server.url, { client });
+    expect(same.events.map((e) => e['matched-at'])).toEqual([`${server.url}/echo`, `${server.url}/here`]);
+    const other = await runTemplate(hostOnly('/away'), server.url, { client });
+    expect(other.events.map((e) => e['matched-at'])).toEqual([`${server.url}/away`]);
+  });
+
+  it('sends an @once request once, not once per payload value', async () => {
+    const t = template(`id: once
+${info}
+http:
+  - raw:
+      - |
+        @once
+        GET /echo?setup=1 HTTP/1.1
+        Host: {{Hostname}}
+      - |
+        GET /echo?n={{n}} HTTP/1.1
+        Host: {{Hostname}}
+    payloads:
+      n: [1, 2, 3]
+    matchers:
+      - type: word
+        words: ["x="]
+`);
+    const before = server.requests.length;
+    await runTemplate(t, server.url, { client });
+    expect(server.requests.slice(before).map((r) => r.target)).toEqual([
+      '/echo?setup=1',
+      '/echo?n=1',
+      '/echo?n=2',
+      '/echo?n=3',
+    ]);
+  });
+
+  it('reports matched-at without the query parameters a secret added', async () => {
+    const querySecret: RequestAuthorizer = {
+      authorize: async (request: HttpRequest) => ({
+        kind: 'send',
+        request: { ...request, target: `${request.target}?api_key=S3CRET` },
+      }),
+      authorizeRaw: async (text) => ({ kind: 'send', request: text }),
+    };
+    const t = template(`id: query-secret
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/echo"]
+    matchers:
+      - type: word
+        words: ["x="]
+`);
+    const run = await runTemplate(t, server.url, { client, authorizer: querySecret });
+    expect(server.requests.at(-1)?.query.get('api_key')).toBe('S3CRET');
+    expect(run.events[0]?.['matched-at']).toBe(`${server.url}/echo`);
+  });
+
+  it('reads at most the body bytes asked for, the block max-size winning over the run option', async () => {
+    const big = (maxSize: string) =>
+      template(`id: body-cap
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/big"]
+${maxSize}
+    matchers:
+      - type: word
+        words: ["MARKER"]
+`);
+    expect((await runTemplate(big(''), server.url, { client })).matched).toBe(true);
+    expect((await runTemplate(big(''), server.url, { client, maxBodyBytes: 32 })).matched).toBe(false);
+    expect(
+      (await runTemplate(big('    max-size: 1000'), server.url, { client, maxBodyBytes: 32 })).matched,
+    ).toBe(true);
+  });
+
+  it('counts each request for progress: sent, failed or skipped', async () => {
+    const t = template(`id: progress
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/echo", "http://127.0.0.1:1/refused", "{{BaseURL}}/{{missing}}"]
+    matchers:
+      - type: word
+        words: ["x="]
+`);
+    const outcomes: string[] = [];
+    const run = await runTemplate(t, server.url, { client, onRequest: (o) => outcomes.push(o.kind) });
+    expect(outcomes).toEqual(['sent', 'failed', 'skipped']);
+    expect([run.requests, run.failures.length, run.skipped.length]).toEqual([1, 1, 1]);
+  });
+});

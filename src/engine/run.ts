@@ -1,0 +1,160 @@
+/**
+ * Runs a template against one target: the blocks one after another (values shared between them), or
+ * as its `flow:` says; events streamed as found; with `-ms`, one `matcher-status: false` event when
+ * nothing matched (nuclei's `WriteFailure`, built from the last response evaluated).
+ */
+import { CookieJar } from '../http/index.js';
+import {
+  type FlowExpression,
+  newRandstr,
+  type ParsedTemplate,
+  parseTargetUrl,
+  TargetError,
+  type TargetUrl,
+  type Template,
+  targetVariables,
+} from '../template/index.js';
+import { type RunState, runBlock } from './block.js';
+import { compiledVariables } from './compiled.js';
+import { eventInfo, failureEvent, inputFields, rfc3339 } from './event.js';
+import { evaluateTemplateVariables, type Value } from './scope.js';
+import type { RunOptions, TemplateRun } from './types.js';
+
+/** A template as the engine runs it: parsed, with its per-run random names when it has any. */
+export type RunnableTemplate = Template & Partial<Pick<ParsedTemplate, 'randstrNames'>>;
+
+/**
+ * Runs `template` against `target` (a URL with an http or https scheme). A self-contained template
+ * may run without a target (its requests name their own URLs). Rejects with a `TargetError` for a
+ * target it cannot use, before any request.
+ */
+export async function runTemplate(
+  template: RunnableTemplate,
+  target: string | undefined,
+  options: RunOptions,
+): Promise<TemplateRun> {
+  const parsedTarget = parseInput(template, target);
+  const state = initialState(template, parsedTarget, target ?? '', options);
+  if (template.flow !== undefined) {
+    await evaluateFlow(state, template, template.flow.expression);
+  } else {
+    for (const block of template.http) {
+      if (state.aborted || options.signal?.aborted === true) {
+        state.aborted = true;
+        break;
+      }
+      await runBlock(state, block);
+      if (template.stopAtFirstMatch && state.matched) break;
+    }
+  }
+  if (options.matcherStatus === true && !state.matched && state.lastUnmatched !== undefined) {
+    const event = failureEvent(
+      state.base,
+      state.lastUnmatched,
+      rfc3339((options.now ?? (() => new Date()))()),
+    );
+    state.events.push(event);
+    options.onEvent?.(event);
+  }
+  return {
+    templateId: template.id,
+    target: target ?? '',
+    matched: state.matched,
+    events: state.events,
+    requests: state.requests,
+    failures: state.failures,
+    skipped: state.skipped,
+    aborted: state.aborted,
+    ...(state.lastStatus === undefined ? {} : { lastStatus: state.lastStatus }),
+  };
+}
+
+function parseInput(template: RunnableTemplate, target: string | undefined): TargetUrl | undefined {
+  if (target === undefined || target === '') {
+    if (template.selfContained) return undefined;
+    throw new TargetError(target ?? '', 'the template needs a target; give a URL like https://app.example');
+  }
+  const parsed = parseTargetUrl(target);
+  if (parsed instanceof TargetError) throw parsed;
+  if (parsed.scheme !== 'http' && parsed.scheme !== 'https') {
+    throw new TargetError(
+      target,
+      parsed.scheme === ''
+        ? `"${target}" has no scheme; give http://${target} or https://${target}`
+        : `"${target}" is not an http or https URL`,
+    );
+  }
+  return parsed;
+}
+
+function initialState(
+  template: RunnableTemplate,
+  target: TargetUrl | undefined,
+  input: string,
+  options: RunOptions,
+): RunState {
+  const optionValues = new Map<string, Value>(Object.entries(options.variables ?? {}));
+  const constants = new Map<string, Value>((template.randstrNames ?? []).map((name) => [name, newRandstr()]));
+  const known = new Map<string, Value>([
+    ...(target === undefined ? [] : Object.entries(targetVariables(target))),
+    ...optionValues,
+    ...constants,
+  ]);
+  return {
+    options,
+    target,
+    base: {
+      templateId: template.id,
+      templatePath: template.file,
+      info: eventInfo(template.info),
+      input,
+      fields: inputFields(target),
+    },
+    jar: new CookieJar(),
+    variables: evaluateTemplateVariables(compiledVariables(template), known),
+    optionValues,
+    constants,
+    context: new Map(),
+    previous: new Map(),
+    shareContext: template.flow !== undefined ? 'flow' : template.http.length > 1 ? 'blocks' : 'none',
+    templateStopAtFirstMatch: template.stopAtFirstMatch,
+    events: [],
+    failures: [],
+    skipped: [],
+    matched: false,
+    requests: 0,
+    aborted: false,
+    lastStatus: undefined,
+    lastUnmatched: undefined,
+    targetVariableCache: new Map(),
+  };
+}
+
+/** `http(1) && http(2)`: each call runs its block once and is true as nuclei's flow defines it. */
+async function evaluateFlow(
+  state: RunState,
+  template: Template,
+  expression: FlowExpression,
+): Promise<boolean> {
+  if (state.aborted || state.options.signal?.aborted === true) {
+    state.aborted = true;
+    return false;
+  }
+  switch (expression.kind) {
+    case 'http': {
+      const block = template.http[expression.block];
+      if (block === undefined) return false;
+      return (await runBlock(state, block)).flowValue;
+    }
+    case 'and':
+      return (
+        (await evaluateFlow(state, template, expression.left)) &&
+        (await evaluateFlow(state, template, expression.right))
+      );
+    case 'or':
+      return (
+        (await evaluateFlow(state, template, expression.left)) ||
+        (await evaluateFlow(state, template, expression.right))
+      );
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The variables a request is rendered with, layered as nuclei layers them (`Make` in
+ * build_request.go), lowest first: template `variables:`, values extracted earlier in the block,
+ * values shared by earlier blocks (the template context), target variables, `-var` values (and a
+ * login's variables), per-run constants (`randstr`), then payload values, which win over everything.
+ *
+ * `variables:` entries are evaluated once per run when they only need what is known before any
+ * request (so `{{rand_base(5)}}` is one value for the whole run, as nuclei evaluates such variables
+ * once); entries that need values only a response provides are evaluated for each request.
+ */
+import type { DslValue, TemplateString } from '../dsl/index.js';
+import type { CompiledVariable } from './compiled.js';
+
+export type Value = DslValue;
+export type Values = ReadonlyMap<string, Value>;
+
+export interface TemplateVariables {
+  /** Resolved once for the run. */
+  readonly fixed: Values;
+  /** Still holding placeholders that need response values: evaluated per request, in order. */
+  readonly lazy: readonly CompiledVariable[];
+}
+
+/**
+ * Evaluates `variables:` in order against what is known for the whole run (`known`: target
+ * variables, `-var` values, constants). A name given from outside keeps the outside value.
+ */
+export function evaluateTemplateVariables(
+  variables: readonly CompiledVariable[],
+  known: Values,
+): TemplateVariables {
+  const scope = new Map(known);
+  const fixed = new Map<string, Value>();
+  const lazy: CompiledVariable[] = [];
+  for (const variable of variables) {
+    if (known.has(variable.name)) continue;
+    const rendered = variable.value.render(scope);
+    if (rendered.unresolved.length > 0) {
+      lazy.push(variable);
+      continue;
+    }
+    fixed.set(variable.name, rendered.text);
+    scope.set(variable.name, rendered.text);
+  }
+  return { fixed, lazy };
+}
+
+export interface RequestLayers {
+  readonly variables: TemplateVariables;
+  /** Values extracted by earlier requests of the block (first value of the latest extraction). */
+  readonly dynamic: Values;
+  /** Values shared by earlier blocks. */
+  readonly context: Values;
+  readonly target: Values;
+  /** `-var` and login variables. */
+  readonly options: Values;
+  readonly constants: Values;
+}
+
+/** The scope of one request before payload values are added. */
+export function requestScope(layers: RequestLayers): Map<string, Value> {
+  const scope = new Map<string, Value>(layers.variables.fixed);
+  for (const layer of [layers.dynamic, layers.context, layers.target, layers.options, layers.constants]) {
+    for (const [name, value] of layer) scope.set(name, value);
+  }
+  for (const variable of layers.variables.lazy) {
+    if (scope.has(variable.name)) continue;
+    const rendered = variable.value.render(scope);
+    // nuclei keeps a variable it cannot evaluate as its text: the request then fails the
+    // unresolved-placeholder check and is skipped with the reason.
+    scope.set(variable.name, rendered.text);
+  }
+  return scope;
+}
+
+/**
+ * Payload values rendered with the request's scope (`{{Hostname}}` or helpers inside a payload
+ * value), then laid over it. Returns the rendered values (the event's `meta`) and the placeholders
+ * that stayed unresolved in them.
+ */
+export function addPayloads(
+  scope: Map<string, Value>,
+  payloads: ReadonlyMap<string, TemplateString>,
+): { meta: Record<string, string>; unresolved: string[] } {
+  const meta: Record<string, string> = {};
+  const unresolved: string[] = [];
+  for (const [name, value] of payloads) {
+    const rendered = value.render(scope);
+    meta[name] = rendered.text;
+    for (const detail of rendered.details) unresolved.push(detail.placeholder);
+  }
+  for (const [name, value] of Object.entries(meta)) scope.set(name, value);
+  return { meta, unresolved };
+}
