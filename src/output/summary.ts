@@ -1,0 +1,62 @@
+import { SEVERITIES, type Severity } from './event.js';
+
+/** The figures of a scan, as its summary shows them. */
+export interface ScanSummary {
+  /** `finished`: every template run done; `interrupted`: stopped by the user; `failed`: stopped by an error. */
+  readonly outcome: 'finished' | 'interrupted' | 'failed';
+  readonly targets: number;
+  readonly templates: number;
+  /** Templates skipped because they use something keyhole does not run yet. */
+  readonly unsupportedTemplates: number;
+  /** Template runs (one template against one target) finished, and planned. */
+  readonly runsDone: number;
+  readonly runsTotal: number;
+  readonly requests: number;
+  readonly findings: Readonly<Record<Severity, number>>;
+  readonly errors: number;
+  readonly elapsedMs: number;
+}
+
+/** The summary printed at the end of a scan (several lines, each ending in a newline). */
+export function formatSummary(summary: ScanSummary): string {
+  const elapsed = formatElapsed(summary.elapsedMs);
+  const heading =
+    summary.outcome === 'finished'
+      ? `scan finished in ${elapsed}`
+      : `scan ${summary.outcome} after ${elapsed}: ${summary.runsDone} of ${summary.runsTotal} template runs done`;
+  const unsupported =
+    summary.unsupportedTemplates === 0 ? '' : ` (+${summary.unsupportedTemplates} unsupported, skipped)`;
+  const seconds = summary.elapsedMs / 1000;
+  const rate = seconds > 0 ? ` (${formatRate(summary.requests / seconds)}/s)` : '';
+  const rows: [string, string][] = [
+    ['targets', String(summary.targets)],
+    ['templates', `${summary.templates}${unsupported}`],
+    ['requests', `${summary.requests}${rate}`],
+    ['findings', formatFindings(summary.findings)],
+    ['errors', String(summary.errors)],
+  ];
+  return `${heading}\n${rows.map(([name, value]) => `  ${name.padEnd(10)} ${value}\n`).join('')}`;
+}
+
+/** `0`, or `4: 1 high, 3 info` (most severe first). */
+export function formatFindings(findings: Readonly<Record<Severity, number>>): string {
+  const order: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];
+  const total = SEVERITIES.reduce((sum, s) => sum + findings[s], 0);
+  const parts = order.filter((s) => findings[s] > 0).map((s) => `${findings[s]} ${s}`);
+  return parts.length === 0 ? String(total) : `${total}: ${parts.join(', ')}`;
+}
+
+/** `850ms`, `12.3s`, `2m5s`, `1h2m3s`. */
+export function formatElapsed(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const total = Math.round(ms / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  return `${hours > 0 ? `${hours}h` : ''}${minutes}m${seconds}s`;
+}
+
+function formatRate(perSecond: number): string {
+  return perSecond >= 10 ? String(Math.round(perSecond)) : perSecond.toFixed(1);
+}

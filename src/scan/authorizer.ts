@@ -1,0 +1,71 @@
+import type { RequestAuthorizer } from '../engine/index.js';
+import type { HttpResponse } from '../http/index.js';
+import type { Applied, DynamicSecret, ScopedSecret, SecretResolver } from '../secretfile/index.js';
+
+/** Which secret a request was sent with: handed back with its response. */
+interface Grant {
+  readonly entry: ScopedSecret;
+  readonly generation: number;
+}
+
+/**
+ * The scan's authorizer: every request and every redirect hop gets the secret its own destination
+ * matches (none for a host no entry matches; refused when the matching entry's login failed). After
+ * a response that shows a dynamic entry's session was lost (its `reauth:` status codes or logged-out
+ * pattern), the entry logs in again (one login however many responses show it) and the request is
+ * sent once more with the new session.
+ */
+export function sessionAuthorizer(resolver: SecretResolver): RequestAuthorizer {
+  return {
+    async authorize(request) {
+      return decision(await resolver.apply(request));
+    },
+    async authorizeRaw(text, destination) {
+      return decision(await resolver.applyRaw(text, destination));
+    },
+    async afterResponse({ response, grant }) {
+      const entry = loggedOutEntry(resolver, grant, response);
+      if (entry === undefined) return 'keep';
+      const relogin = await resolver.relogin(entry, (grant as Grant).generation);
+      return relogin.ok ? 'retry' : 'keep';
+    },
+  };
+}
+
+function decision<R>(applied: Applied<R>) {
+  switch (applied.kind) {
+    case 'none':
+      return { kind: 'send', request: applied.request } as const;
+    case 'error':
+      return { kind: 'refuse', reason: applied.reason } as const;
+    case 'applied':
+      return {
+        kind: 'send',
+        request: applied.request,
+        grant: { entry: applied.entry, generation: applied.generation } satisfies Grant,
+      } as const;
+  }
+}
+
+function loggedOutEntry(
+  resolver: SecretResolver,
+  grant: unknown,
+  response: HttpResponse,
+): DynamicSecret | undefined {
+  if (!isGrant(grant) || grant.entry.kind !== 'dynamic') return undefined;
+  const reauth = grant.entry.login.reauth;
+  if (reauth === undefined) return undefined;
+  // The response text is only built when a logged-out pattern needs it.
+  const text = reauth.loggedOutRegex === undefined ? '' : responseText(response);
+  return resolver.signalsLoggedOut(grant.entry, { status: response.statusCode, text })
+    ? grant.entry
+    : undefined;
+}
+
+function isGrant(value: unknown): value is Grant {
+  return typeof value === 'object' && value !== null && 'entry' in value && 'generation' in value;
+}
+
+function responseText(response: HttpResponse): string {
+  return `${response.rawHead}${response.body.toString('utf8')}`;
+}

@@ -1,0 +1,27 @@
+/**
+ * Scanning: templates × targets with the secrets of the secret files applied, a bound on runs in
+ * flight, a global rate limit, redaction of everything shown or stored, and a recorder told about
+ * the scan's life. The command line (`keyhole scan`) builds on this; so can a worker.
+ */
+export { sessionAuthorizer } from './authorizer.js';
+export {
+  noRecorder,
+  type ScanProgress,
+  type ScanRecorder,
+  type ScanStart,
+  type ScanTemplateRef,
+} from './recorder.js';
+export {
+  plannedRuns,
+  runScan,
+  type ScanListener,
+  type ScanPlan,
+  type ScanProblem,
+  type ScanRunSettings,
+  type TemplateRunOptions,
+} from './run.js';
+export { executeScan, INTERRUPTED, type ScanOutcome, type ScanSettings } from './scan.js';
+export { type SenderOptions, scanSender } from './sender.js';
+export { ScanStats } from './stats.js';
+export { StoreRecorder, type StoreRecorderOptions } from './store-recorder.js';
+export { hasScheme, httpProbe, type Probe, resolveTarget, type TargetResolution } from './target.js';

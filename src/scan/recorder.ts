@@ -1,0 +1,54 @@
+import type { ResultEvent } from '../output/index.js';
+
+/** What a scan is, as it starts. */
+export interface ScanStart {
+  readonly name: string;
+  readonly targets: readonly string[];
+  readonly templates: readonly ScanTemplateRef[];
+  /** Asset lists the targets came from (`--asset`). */
+  readonly assetIds: readonly string[];
+  /** Template runs planned (templates × targets, self-contained templates once). */
+  readonly totalRuns: number;
+  /** The scan this one re-runs (`--rescan`). */
+  readonly rescanOf?: string;
+}
+
+export interface ScanTemplateRef {
+  readonly id: string;
+  readonly path: string;
+  /** The template's text, kept so the finding can be retested later. */
+  readonly content?: string;
+}
+
+export interface ScanProgress {
+  readonly runsDone: number;
+  readonly runsTotal: number;
+  /** 0–100. */
+  readonly percent: number;
+}
+
+/**
+ * Where a scan reports its life: start, progress, each finding as it is found, and its end. The
+ * scan never waits on `progress` or `finding` (an implementation queues and throttles them);
+ * `finish` and `fail` resolve once everything reported before them is recorded, and reject when
+ * something could not be recorded.
+ */
+export interface ScanRecorder {
+  start(scan: ScanStart): Promise<void>;
+  progress(progress: ScanProgress): void;
+  /** A matched result (`matcher-status: true`), redacted unless the user asked otherwise. */
+  finding(event: ResultEvent): void;
+  finish(): Promise<void>;
+  fail(reason: string): Promise<void>;
+  /** Where the scan is recorded (e.g. `scan c0ffee… in .keyhole/keyhole.db`), once started. */
+  readonly location?: string;
+}
+
+/** Records nothing (`--no-store`). */
+export const noRecorder: ScanRecorder = {
+  start: async () => {},
+  progress: () => {},
+  finding: () => {},
+  finish: async () => {},
+  fail: async () => {},
+};

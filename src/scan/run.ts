@@ -1,0 +1,172 @@
+/**
+ * Runs templates × targets with at most `concurrency` template runs at once. Jobs are made one at a
+ * time as workers ask for them, so a list of 10,000 targets never becomes 100,000 queued jobs:
+ * memory holds the target list and the runs in flight, nothing more. Targets are taken one after
+ * another and each runs every template (its connections stay warm); self-contained templates run
+ * once, before the targets.
+ */
+import { setMaxListeners } from 'node:events';
+import { type RunnableTemplate, type RunOptions, runTemplate } from '../engine/index.js';
+import { type ResultEvent, redactEvent } from '../output/index.js';
+import { TargetError } from '../template/index.js';
+import type { ScanStats } from './stats.js';
+import type { TargetResolution } from './target.js';
+
+/** What a scan runs: every template against every target (self-contained templates once). */
+export interface ScanPlan {
+  readonly templates: readonly RunnableTemplate[];
+  /** As given: URLs, or hosts without a scheme (resolved by `resolveTarget`). */
+  readonly targets: readonly string[];
+}
+
+/** The number of template runs a plan makes. */
+export function plannedRuns(plan: ScanPlan): number {
+  const once = plan.templates.filter((t) => t.selfContained).length;
+  return once + (plan.templates.length - once) * plan.targets.length;
+}
+
+/** Something that went wrong, for the user to see; its text is redacted already. */
+export type ScanProblem =
+  | {
+      readonly kind: 'request';
+      readonly templateId: string;
+      readonly url: string;
+      /** `refused`: not sent, because its secret's login failed. */
+      readonly failure: 'transport' | 'refused' | 'invalid';
+      readonly message: string;
+    }
+  | { readonly kind: 'target'; readonly target: string; readonly message: string }
+  | {
+      readonly kind: 'internal';
+      readonly templateId: string;
+      readonly target: string;
+      readonly message: string;
+    };
+
+export interface ScanListener {
+  /** A result event (a finding, or with `-ms` a non-match), redacted. */
+  onEvent?(event: ResultEvent): void;
+  onProblem?(problem: ScanProblem): void;
+  /** A template run finished (the stats moved). */
+  onRunDone?(): void;
+}
+
+/** What every template run gets, apart from what the scan wires itself (signal, callbacks). */
+export type TemplateRunOptions = Omit<RunOptions, 'signal' | 'onEvent' | 'onRequest' | 'onResult'>;
+
+export interface ScanRunSettings {
+  readonly concurrency: number;
+  readonly run: TemplateRunOptions;
+  readonly stats: ScanStats;
+  readonly listener: ScanListener;
+  /** Turns a target as given into the URL to scan (e.g. probing a host without a scheme). */
+  readonly resolveTarget: (target: string, signal?: AbortSignal) => Promise<TargetResolution>;
+  /** Applied to every text shown or stored (events, problems); identity with `--no-redact`. */
+  readonly redact?: (text: string) => string;
+  /** Stops the scan: no new run starts, runs in flight are aborted. */
+  readonly signal?: AbortSignal;
+}
+
+/** Resolves when every run finished, or every run in flight stopped after `signal` aborted. */
+export async function runScan(
+  plan: ScanPlan,
+  settings: ScanRunSettings,
+): Promise<{ readonly aborted: boolean }> {
+  const jobs = planJobs(plan);
+  const { signal } = settings;
+  // Every request in flight listens to the scan's signal: hundreds at once is normal here.
+  if (signal !== undefined) setMaxListeners(0, signal);
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (signal?.aborted === true) return;
+      const next = jobs.next();
+      if (next.done === true) return;
+      await runJob(next.value, settings);
+    }
+  };
+  const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan)));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return { aborted: signal?.aborted === true };
+}
+
+interface Job {
+  readonly template: RunnableTemplate;
+  /** Undefined for a self-contained template's one run. */
+  readonly target: PendingTarget | undefined;
+}
+
+/** A target as its jobs share it: resolved once, by the first job that needs it. */
+interface PendingTarget {
+  readonly text: string;
+  resolution: Promise<TargetResolution> | undefined;
+  reported: boolean;
+}
+
+function* planJobs(plan: ScanPlan): Generator<Job> {
+  const once = plan.templates.filter((t) => t.selfContained);
+  const perTarget = plan.templates.filter((t) => !t.selfContained);
+  for (const template of once) yield { template, target: undefined };
+  if (perTarget.length === 0) return;
+  for (const text of plan.targets) {
+    const target: PendingTarget = { text, resolution: undefined, reported: false };
+    for (const template of perTarget) yield { template, target };
+  }
+}
+
+async function runJob(job: Job, settings: ScanRunSettings): Promise<void> {
+  const { stats, listener, signal } = settings;
+  const redact = settings.redact ?? ((text: string) => text);
+  let url: string | undefined;
+  try {
+    const resolved = job.target === undefined ? undefined : await targetUrl(job.target, settings);
+    if (resolved === null) {
+      stats.runsDone++;
+      listener.onRunDone?.();
+      return;
+    }
+    url = resolved;
+    const run = await runTemplate(job.template, url, {
+      ...settings.run,
+      ...(signal === undefined ? {} : { signal }),
+      onEvent: (event) => {
+        if (event['matcher-status']) stats.finding(event.info.severity);
+        listener.onEvent?.(settings.redact === undefined ? event : redactEvent(event, redact));
+      },
+      onRequest: (outcome) => {
+        if (outcome.kind !== 'failed' || signal?.aborted === true) return;
+        stats.errors++;
+        const { failure } = outcome;
+        listener.onProblem?.({
+          kind: 'request',
+          templateId: job.template.id,
+          url: redact(failure.url),
+          failure: failure.kind,
+          message: redact(failure.message),
+        });
+      },
+    });
+    if (run.aborted) return;
+  } catch (error) {
+    if (signal?.aborted === true) return;
+    stats.errors++;
+    const message = redact(error instanceof Error ? error.message : String(error));
+    if (error instanceof TargetError)
+      listener.onProblem?.({ kind: 'target', target: job.target?.text ?? '', message });
+    else listener.onProblem?.({ kind: 'internal', templateId: job.template.id, target: url ?? '', message });
+  }
+  stats.runsDone++;
+  listener.onRunDone?.();
+}
+
+/** The target's URL, or null when it cannot be scanned (reported once per target). */
+async function targetUrl(target: PendingTarget, settings: ScanRunSettings): Promise<string | null> {
+  target.resolution ??= settings.resolveTarget(target.text, settings.signal);
+  const resolution = await target.resolution;
+  if (resolution.ok) return resolution.url;
+  if (!target.reported && settings.signal?.aborted !== true) {
+    target.reported = true;
+    settings.stats.errors++;
+    settings.listener.onProblem?.({ kind: 'target', target: target.text, message: resolution.message });
+  }
+  return null;
+}

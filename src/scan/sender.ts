@@ -1,0 +1,64 @@
+import type { RequestSender } from '../engine/index.js';
+import {
+  type HttpRequest,
+  type RateLimiter,
+  type RawHttpRequest,
+  requestUrl,
+  type SendOptions,
+  TransportError,
+} from '../http/index.js';
+
+export interface SenderOptions {
+  /** `-rl`: one token per request, shared by every request of the scan (logins and probes too). */
+  readonly rate?: RateLimiter;
+  /** Called as each request goes on the wire. */
+  readonly onSend?: () => void;
+}
+
+/**
+ * The scan's sender: every request of the scan (template requests, redirect hops, retries, logins,
+ * scheme probes) waits for the rate limit, is counted, and is sent by `client`. A request still
+ * waiting for its turn when the scan is stopped fails at once as aborted instead of waiting on.
+ */
+export function scanSender(client: RequestSender, options: SenderOptions): RequestSender {
+  const { rate, onSend } = options;
+  const turn = async (url: () => string, signal: AbortSignal | undefined): Promise<void> => {
+    if (rate !== undefined) await untilAborted(rate.take(), signal, url);
+    if (signal?.aborted === true) throw new TransportError('aborted', url(), 'aborted: the scan was stopped');
+    onSend?.();
+  };
+  return {
+    async send(request: HttpRequest, sendOptions?: SendOptions) {
+      await turn(() => requestUrl(request), sendOptions?.signal);
+      return client.send(request, sendOptions);
+    },
+    async sendRaw(request: RawHttpRequest, sendOptions?: SendOptions) {
+      await turn(() => `${request.scheme}://${request.hostname}:${request.port}`, sendOptions?.signal);
+      return client.sendRaw(request, sendOptions);
+    },
+  };
+}
+
+function untilAborted(
+  wait: Promise<void>,
+  signal: AbortSignal | undefined,
+  url: () => string,
+): Promise<void> {
+  if (signal === undefined) return wait;
+  if (signal.aborted)
+    return Promise.reject(new TransportError('aborted', url(), 'aborted: the scan was stopped'));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(new TransportError('aborted', url(), 'aborted: the scan was stopped'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    wait.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

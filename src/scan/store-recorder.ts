@@ -1,0 +1,130 @@
+import type { ResultEvent } from '../output/index.js';
+import { describeLocation, type Store } from '../store/index.js';
+import type { ScanProgress, ScanRecorder, ScanStart } from './recorder.js';
+
+export interface StoreRecorderOptions {
+  /** Least time between two progress writes (default 1 s); the end state is always written. */
+  readonly progressIntervalMs?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * Records a scan in the store as it runs: created `starting` then `running`, its progress at most
+ * once a second, each finding as it is found (findings that arrive while a write is under way are
+ * written together in the next transaction), and `finished` or `failed` with the reason at the end.
+ * Writes happen one after another in the order reported. When a write fails, recording stops there
+ * (the scan is marked failed if the store still answers) and `finish`/`fail` reject with why; the
+ * scan itself goes on.
+ */
+export class StoreRecorder implements ScanRecorder {
+  private scanId: string | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private pendingFindings: ResultEvent[] = [];
+  private flushQueued = false;
+  private progressQueued = false;
+  private lastProgressAt = Number.NEGATIVE_INFINITY;
+  private failure: unknown;
+
+  constructor(
+    private readonly store: Store,
+    private readonly teamId: string,
+    private readonly options: StoreRecorderOptions = {},
+  ) {}
+
+  get location(): string | undefined {
+    return this.scanId === undefined
+      ? undefined
+      : `scan ${this.scanId} in ${describeLocation(this.store.location)}`;
+  }
+
+  /** The id of the scan in the store, once started. */
+  get id(): string | undefined {
+    return this.scanId;
+  }
+
+  async start(scan: ScanStart): Promise<void> {
+    const created = await this.store.scans.create({
+      teamId: this.teamId,
+      name: scan.name,
+      targets: scan.targets,
+      templates: scan.templates.map((t) => ({
+        id: t.id,
+        path: t.path,
+        ...(t.content === undefined ? {} : { content: t.content }),
+      })),
+      assetIds: scan.assetIds,
+      totalScan: scan.totalRuns,
+      ...(scan.rescanOf === undefined ? {} : { rescanOf: scan.rescanOf }),
+    });
+    this.scanId = created.id;
+    await this.store.scans.markRunning(created.id);
+  }
+
+  progress(progress: ScanProgress): void {
+    const now = this.now();
+    if (this.progressQueued || now - this.lastProgressAt < (this.options.progressIntervalMs ?? 1000)) return;
+    this.lastProgressAt = now;
+    this.progressQueued = true;
+    this.enqueue(async (scanId) => {
+      this.progressQueued = false;
+      await this.store.scans.updateProgress(scanId, { progress: progress.percent });
+    });
+  }
+
+  finding(event: ResultEvent): void {
+    this.pendingFindings.push(event);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    this.enqueue(async (scanId) => {
+      this.flushQueued = false;
+      const batch = this.pendingFindings;
+      this.pendingFindings = [];
+      await this.store.findings.addMany(scanId, batch);
+    });
+  }
+
+  async finish(): Promise<void> {
+    this.enqueue((scanId) => this.store.scans.finish(scanId));
+    await this.settled();
+  }
+
+  async fail(reason: string): Promise<void> {
+    this.enqueue((scanId) => this.store.scans.fail(scanId, reason));
+    await this.settled();
+  }
+
+  /** Resolves once everything reported so far is written (or recording has failed). */
+  async written(): Promise<void> {
+    await this.queue;
+  }
+
+  private enqueue(write: (scanId: string) => Promise<void>): void {
+    this.queue = this.queue.then(async () => {
+      if (this.failure !== undefined) return;
+      if (this.scanId === undefined) {
+        this.failure = new Error('the scan was not started');
+        return;
+      }
+      try {
+        await write(this.scanId);
+      } catch (error) {
+        this.failure = error;
+      }
+    });
+  }
+
+  private async settled(): Promise<void> {
+    await this.queue;
+    if (this.failure === undefined) return;
+    // Best effort: a scan whose recording broke off must not stay "running" for ever.
+    if (this.scanId !== undefined) {
+      const why = this.failure instanceof Error ? this.failure.message : String(this.failure);
+      await this.store.scans.fail(this.scanId, `recording failed: ${why}`).catch(() => undefined);
+    }
+    throw this.failure;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}

@@ -1,0 +1,8 @@
+export {
+  type CheckedTarget,
+  checkTarget,
+  parseTargetList,
+  type TargetList,
+  TargetListReader,
+  type TargetProblem,
+} from './targets.js';
