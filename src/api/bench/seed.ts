@@ -1,0 +1,375 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { newId, type Store } from '../../store/index.js';
+
+/** How much the benchmark stores: a team's year of scanning. */
+export interface SeedSize {
+  readonly scans: number;
+  readonly findings: number;
+  readonly retests: number;
+}
+
+const TEMPLATES = [
+  'git-config',
+  'tomcat-detect',
+  'CVE-2021-41773',
+  'composer-config',
+  'http-missing-security-headers',
+];
+const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];
+
+function event(i: number, matched: boolean): string {
+  const template = TEMPLATES[i % TEMPLATES.length]!;
+  const host = `host${i % 5000}.example.test`;
+  return JSON.stringify({
+    'template-id': template,
+    'template-path': `/home/runner/nuclei-templates/http/${template}.yaml`,
+    info: {
+      name: `Finding of ${template}`,
+      author: ['pdteam'],
+      tags: ['exposure', 'config'],
+      severity: SEVERITIES[i % SEVERITIES.length],
+      metadata: { 'max-request': 1 },
+      classification: { 'cve-id': null, 'cwe-id': ['cwe-200'] },
+    },
+    type: 'http',
+    host,
+    port: '443',
+    scheme: 'https',
+    url: `https://${host}`,
+    'matched-at': `https://${host}/${i}/.git/config`,
+    request: `GET /${i}/.git/config HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: keyhole\r\n\r\n`,
+    response: 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n[core]\n\trepositoryformatversion = 0\n',
+    ip: '10.20.0.15',
+    timestamp: '2024-03-14T10:21:36.884120935-04:00',
+    'matcher-status': matched,
+  });
+}
+
+interface Rows {
+  readonly table: 'scan' | 'scan_template' | 'template_source' | 'finding' | 'retest';
+  readonly columns: readonly string[];
+  /** PostgreSQL column types for `json_to_recordset`, in column order. */
+  readonly types: readonly string[];
+}
+
+const SCAN: Rows = {
+  table: 'scan',
+  columns: [
+    'id',
+    'team_id',
+    'name',
+    'name_folded',
+    'status',
+    'progress',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'completed_at',
+    'elapsed_ms',
+    'total_target',
+    'total_template',
+    'total_scan',
+    'severity_critical',
+    'severity_high',
+    'severity_medium',
+    'severity_low',
+    'severity_info',
+    'severity_unknown',
+    'is_oss',
+  ],
+  types: [
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'int',
+    'bigint',
+    'bigint',
+    'bigint',
+    'bigint',
+    'bigint',
+    'int',
+    'int',
+    'bigint',
+    'int',
+    'int',
+    'int',
+    'int',
+    'int',
+    'int',
+    'int',
+  ],
+};
+const SCAN_TEMPLATE: Rows = {
+  table: 'scan_template',
+  columns: [
+    'scan_id',
+    'position',
+    'template_id',
+    'template_path',
+    'template_url',
+    'template_hash',
+    'is_public',
+  ],
+  types: ['text', 'int', 'text', 'text', 'text', 'text', 'int'],
+};
+const FINDING: Rows = {
+  table: 'finding',
+  columns: [
+    'id',
+    'team_id',
+    'scan_id',
+    'vuln_hash',
+    'vuln_status',
+    'severity',
+    'template_id',
+    'template_path',
+    'template_url',
+    'template_hash',
+    'target',
+    'event',
+    'created_at',
+    'updated_at',
+  ],
+  types: [
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'bigint',
+    'bigint',
+  ],
+};
+const RETEST: Rows = {
+  table: 'retest',
+  columns: [
+    'id',
+    'team_id',
+    'finding_id',
+    'scan_id',
+    'target',
+    'template_id',
+    'template_path',
+    'template_url',
+    'template_hash',
+    'matcher_status',
+    'result_type',
+    'vuln_status',
+    'events',
+    'created_at',
+    'updated_at',
+  ],
+  types: [
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'text',
+    'int',
+    'text',
+    'text',
+    'text',
+    'bigint',
+    'bigint',
+  ],
+};
+
+type Value = string | number | null;
+
+/**
+ * Fills the store for the benchmark in bulk: prepared statements in large transactions on
+ * SQLite, `INSERT … SELECT FROM json_to_recordset` batches on PostgreSQL (COPY-like, one round
+ * trip per 5,000 rows). Returns the seeding rate.
+ */
+export async function seed(
+  store: Store,
+  teamId: string,
+  size: SeedSize,
+  progress: (phase: string) => void = () => undefined,
+): Promise<{ rows: number; seconds: number }> {
+  const started = process.hrtime.bigint();
+  const writer = store.engine === 'sqlite' ? sqliteWriter(store) : postgresWriter(store);
+  // A year of activity: scans every few minutes, retests every half minute or so.
+  const year = 365 * 24 * 3_600_000;
+  const base = Date.now() - year;
+  const scanEvery = Math.floor(year / Math.max(1, size.scans));
+  const retestEvery = Math.floor(year / Math.max(1, size.retests));
+  const sources = TEMPLATES.map((id) => {
+    const encoded = Buffer.from(`id: ${id}\ninfo:\n  name: ${id}\n  severity: info\n`).toString('base64');
+    return { id, encoded, hash: createHash('sha256').update(encoded).digest('hex') };
+  });
+  await store.connection.db
+    .insertInto('template_source')
+    .values(sources.map((s) => ({ hash: s.hash, encoded: s.encoded })))
+    .onConflict((oc) => oc.column('hash').doNothing())
+    .execute();
+
+  const scanIds: string[] = [];
+  await writer(SCAN, size.scans, (i) => {
+    const id = newId();
+    scanIds.push(id);
+    const created = base + i * scanEvery;
+    const status = ['finished', 'failed', 'running', 'uploaded'][i % 4]!;
+    const name = `nightly scan ${i}`;
+    return [
+      id,
+      teamId,
+      name,
+      name,
+      status,
+      status === 'running' ? 50 : 100,
+      created,
+      created,
+      created,
+      created + 60_000,
+      60_000,
+      20,
+      5,
+      100,
+      1,
+      2,
+      3,
+      2,
+      1,
+      1,
+      1,
+    ];
+  });
+  progress('scans');
+  await writer(SCAN_TEMPLATE, size.scans * 2, (i) => {
+    const scan = scanIds[i >> 1]!;
+    const template = sources[i % sources.length]!;
+    return [
+      scan,
+      i & 1,
+      `${template.id}-${i & 1}`,
+      `/t/${template.id}.yaml`,
+      `https://cloud.projectdiscovery.io/public/${template.id}`,
+      template.hash,
+      1,
+    ];
+  });
+  progress('scan templates');
+  const findingIds: string[] = [];
+  await writer(FINDING, size.findings, (i) => {
+    const id = newId();
+    findingIds.push(id);
+    const template = sources[i % sources.length]!;
+    const created = base + i;
+    return [
+      id,
+      teamId,
+      scanIds[i % scanIds.length]!,
+      createHash('md5').update(String(i)).digest('hex'),
+      'open',
+      SEVERITIES[i % 6]!,
+      template.id,
+      `/t/${template.id}.yaml`,
+      `https://cloud.projectdiscovery.io/public/${template.id}`,
+      template.hash,
+      `host${i % 5000}.example.test`,
+      event(i, true),
+      created,
+      created,
+    ];
+  });
+  progress('findings');
+  await writer(RETEST, size.retests, (i) => {
+    const template = sources[i % sources.length]!;
+    const created = base + i * retestEvery;
+    const matched = i % 3 !== 0;
+    return [
+      newId(),
+      teamId,
+      findingIds[i % findingIds.length]!,
+      scanIds[i % scanIds.length]!,
+      `host${i % 5000}.example.test`,
+      template.id,
+      `/t/${template.id}.yaml`,
+      `https://cloud.projectdiscovery.io/public/${template.id}`,
+      template.hash,
+      matched ? 1 : 0,
+      matched ? 'matched' : 'not_matched',
+      matched ? 'open' : 'fixed',
+      `[${event(i, matched)}]`,
+      created,
+      created,
+    ];
+  });
+  progress('retests');
+  for (const [buckets, rows] of [
+    ['scan_bucket', 'scan'],
+    ['retest_bucket', 'retest'],
+  ] as const) {
+    await sql`insert into ${sql.table(buckets)} (team_id, bucket, n)
+      select team_id, (created_at / 86400000) * 86400000, count(*) from ${sql.table(rows)}
+      where team_id = ${teamId} group by team_id, (created_at / 86400000) * 86400000`.execute(
+      store.connection.db,
+    );
+  }
+  if (store.engine === 'postgres') await sql`vacuum analyze`.execute(store.connection.db);
+  else await sql`analyze`.execute(store.connection.db);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { rows: size.scans * 3 + size.findings + size.retests, seconds };
+}
+
+type Writer = (rows: Rows, count: number, row: (i: number) => Value[]) => Promise<void>;
+
+function sqliteWriter(store: Store): Writer {
+  const { connection } = store;
+  if (connection.engine !== 'sqlite') throw new Error('not SQLite');
+  const db = connection.sqlite;
+  return async (rows, count, row) => {
+    // Bulk loading consistent generated rows: foreign keys are not checked row by row.
+    db.pragma('foreign_keys = OFF');
+    const insert = db.prepare(
+      `insert into ${rows.table} (${rows.columns.join(', ')}) values (${rows.columns.map(() => '?').join(', ')})`,
+    );
+    const batch = db.transaction((from: number, to: number) => {
+      for (let i = from; i < to; i++) insert.run(row(i));
+    });
+    for (let from = 0; from < count; from += 50_000) batch(from, Math.min(count, from + 50_000));
+    db.pragma('foreign_keys = ON');
+  };
+}
+
+function postgresWriter(store: Store): Writer {
+  const { connection } = store;
+  if (connection.engine !== 'postgres') throw new Error('not PostgreSQL');
+  return async (rows, count, row) => {
+    // One JSON parameter per batch: PostgreSQL parses JSON much faster than array literals.
+    const columns = rows.columns.join(', ');
+    const record = rows.columns.map((column, i) => `${column} ${rows.types[i]}`).join(', ');
+    const statement = `insert into ${rows.table} (${columns}) select ${columns} from json_to_recordset($1::json) as r(${record})`;
+    const client = await connection.pool.connect();
+    try {
+      // Bulk loading consistent generated rows: the per-row foreign key triggers are skipped.
+      await client.query('set session_replication_role = replica');
+      for (let from = 0; from < count; from += 5_000) {
+        const batch: Record<string, Value>[] = [];
+        for (let i = from; i < Math.min(count, from + 5_000); i++) {
+          const values = row(i);
+          batch.push(Object.fromEntries(rows.columns.map((column, c) => [column, values[c] ?? null])));
+        }
+        await client.query(statement, [JSON.stringify(batch)]);
+      }
+      await client.query('reset session_replication_role');
+    } finally {
+      client.release();
+    }
+  };
+}

@@ -1,0 +1,194 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { isStoreUnavailable, newId, SCAN_SORT_FIELDS, SCAN_STATUSES } from '../store/index.js';
+import type { ErrorBody } from './schemas.js';
+
+/** An error the API answers with as it is: a status, a stable code and a message for people. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  body(): ErrorBody {
+    return this.param === undefined
+      ? { message: this.message, code: this.code }
+      : { message: this.message, code: this.code, param: this.param };
+  }
+}
+
+const ALLOWED_VALUES: Record<string, readonly string[]> = {
+  status: SCAN_STATUSES,
+  sort_asc: Object.keys(SCAN_SORT_FIELDS),
+  sort_desc: Object.keys(SCAN_SORT_FIELDS),
+};
+
+interface PropertySchema {
+  readonly type?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly maxLength?: number;
+}
+
+/** What a query parameter must be, in words, from its schema. */
+export function expectation(param: string, schema: PropertySchema | undefined): string {
+  const allowed = ALLOWED_VALUES[param];
+  if (allowed !== undefined) return `one value or a comma-separated list of: ${allowed.join(', ')}`;
+  if (schema?.type === 'integer') {
+    if (schema.maximum !== undefined) return `an integer from ${schema.minimum ?? 0} to ${schema.maximum}`;
+    return `an integer, ${schema.minimum ?? 0} or more`;
+  }
+  if (schema?.maxLength !== undefined) return `a string of at most ${schema.maxLength} characters`;
+  return 'a valid value';
+}
+
+function shown(value: unknown): string {
+  const text = Array.isArray(value) ? `${value.length} values` : JSON.stringify(String(value));
+  return text.length > 60 ? `${text.slice(0, 57)}…"` : text;
+}
+
+function invalidValue(param: string, raw: unknown, schema: PropertySchema | undefined): ApiError {
+  const allowed = ALLOWED_VALUES[param];
+  if (allowed !== undefined && typeof raw === 'string') {
+    const unknown = raw.split(',').find((word) => !allowed.includes(word));
+    if (unknown !== undefined) {
+      return new ApiError(
+        400,
+        'invalid_parameter',
+        `${param}: unknown value ${shown(unknown)}; allowed: ${allowed.join(', ')} (one or a comma-separated list)`,
+        param,
+      );
+    }
+  }
+  return new ApiError(
+    400,
+    'invalid_parameter',
+    `${param}: must be ${expectation(param, schema)}; got ${shown(raw)}`,
+    param,
+  );
+}
+
+type QuerySchema = { readonly properties?: Record<string, PropertySchema> } | undefined;
+
+function querySchemaOf(request: FastifyRequest): QuerySchema {
+  return request.routeOptions.schema?.querystring as QuerySchema;
+}
+
+/**
+ * Integer parameters must be written as plain decimal digits: the validator alone would accept
+ * `1e2`, `0x10` or ` 5` by coercion.
+ */
+export async function requirePlainIntegers(request: FastifyRequest): Promise<void> {
+  const properties = querySchemaOf(request)?.properties ?? {};
+  const query = request.query as Record<string, unknown>;
+  for (const [param, schema] of Object.entries(properties)) {
+    const raw = query[param];
+    if (schema.type !== 'integer' || raw === undefined) continue;
+    if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw invalidValue(param, raw, schema);
+  }
+}
+
+interface ValidationIssue {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly params: Record<string, unknown>;
+}
+
+function fromValidation(request: FastifyRequest, issues: readonly ValidationIssue[]): ApiError {
+  const schema = querySchemaOf(request);
+  const properties = schema?.properties ?? {};
+  const issue = issues[0];
+  const allowedNames = Object.keys(properties).join(', ');
+  if (issue?.keyword === 'required') {
+    const param = String(issue.params.missingProperty);
+    return new ApiError(
+      400,
+      'invalid_parameter',
+      `${param}: required; give ${expectation(param, properties[param])}`,
+      param,
+    );
+  }
+  if (issue?.keyword === 'additionalProperties') {
+    const param = String(issue.params.additionalProperty);
+    return new ApiError(
+      400,
+      'invalid_parameter',
+      `unknown query parameter ${shown(param)}; this endpoint takes: ${allowedNames}`,
+      param,
+    );
+  }
+  const param = issue?.instancePath.replace(/^\//, '') ?? '';
+  if (param === '') return new ApiError(400, 'invalid_parameter', 'invalid query string');
+  return invalidValue(param, (request.query as Record<string, unknown>)[param], properties[param]);
+}
+
+/**
+ * Turns every error into the API's JSON error body with the right status: never a stack trace,
+ * never HTML, never internals. Unexpected errors are logged with an id the 500 answer quotes.
+ */
+export function errorHandler(logger: Logger) {
+  return (error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.statusCode >= 500 && apiError.code === 'internal_error') {
+      const errorId = newId();
+      logger.error(
+        { err: error, error_id: errorId, method: request.method, url: request.url },
+        'request failed',
+      );
+      return reply.status(500).send({ ...apiError.body(), error_id: errorId });
+    }
+    if (apiError.code === 'store_unavailable') {
+      logger.warn(
+        { err: { message: error.message, code: (error as { code?: unknown }).code } },
+        'store unavailable',
+      );
+      reply.header('retry-after', '5');
+    }
+    return reply.status(apiError.statusCode).send(apiError.body());
+  };
+}
+
+function toApiError(error: Error, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const validation = (error as FastifyError).validation;
+  if (validation !== undefined) return fromValidation(request, validation as unknown as ValidationIssue[]);
+  if (isStoreUnavailable(error)) {
+    return new ApiError(
+      503,
+      'store_unavailable',
+      'the store is unreachable right now; retry in a few seconds',
+    );
+  }
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (status === 429) return new ApiError(429, 'rate_limited', error.message);
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError(status, codeForStatus(status), error.message);
+  }
+  return new ApiError(
+    500,
+    'internal_error',
+    'internal error; the server log has the details under this error_id',
+  );
+}
+
+function codeForStatus(status: number): string {
+  switch (status) {
+    case 401:
+      return 'unauthorized';
+    case 404:
+      return 'not_found';
+    case 405:
+      return 'method_not_allowed';
+    case 413:
+      return 'payload_too_large';
+    case 415:
+      return 'unsupported_media_type';
+    default:
+      return 'bad_request';
+  }
+}

@@ -1,0 +1,2 @@
+export { ApiError } from './errors.js';
+export { type ApiOptions, buildApi, DEFAULT_RATE_LIMIT } from './server.js';

@@ -1,0 +1,284 @@
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { type Logger, pino } from 'pino';
+import {
+  hashApiKey,
+  type Principal,
+  SCAN_SORT_FIELDS,
+  type ScanSortField,
+  type ScanStatus,
+  type Store,
+} from '../store/index.js';
+import { PageCache } from './cache.js';
+import { ApiError, errorHandler, requirePlainIntegers } from './errors.js';
+import {
+  AssetsQuery,
+  AssetsResponse,
+  DEFAULT_LIMIT,
+  ERROR_RESPONSES,
+  ErrorBody,
+  HealthResponse,
+  RetestQuery,
+  RetestResponse,
+  ScansQuery,
+  ScansResponse,
+} from './schemas.js';
+import { assetItem, retestItem, scanItem } from './serialize.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** The store's change token when the request arrived (see {@link PageCache}). */
+    changeToken: string;
+  }
+}
+
+export interface ApiOptions {
+  readonly store: Store;
+  /** JSON logs; API keys never reach them. Defaults to a silent logger. */
+  readonly logger?: Logger;
+  /** Requests per minute allowed to each API key; 0 turns the limit off. */
+  readonly rateLimit?: number;
+  readonly version?: string;
+  /** Serve a page again while the store is unchanged (default true); see {@link PageCache}. */
+  readonly cache?: boolean;
+}
+
+/** The default per-key rate: 600 requests a minute (10/s), ample for dashboards and CI. */
+export const DEFAULT_RATE_LIMIT = 600;
+
+const V1_PATHS = ['/v1/scans', '/v1/assets', '/v1/retest'] as const;
+
+/** Builds the read-only `/v1` API over a store (not listening yet: call `listen`). */
+export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: 16_384,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+  });
+  app.decorateRequest('principal', null);
+  app.decorateRequest('changeToken', '');
+  app.setErrorHandler(errorHandler(logger));
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .status(404)
+      .send({ message: `no route ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' }),
+  );
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'keyhole API',
+        version: options.version ?? '0.1.0',
+        description: 'Read-only listing of the scans, asset lists and retest results of the API key’s team.',
+      },
+      components: { securitySchemes: { 'X-API-Key': { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    },
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Liveness and store reachability (no key needed)',
+        response: { 200: HealthResponse, 503: ErrorBody },
+      },
+    },
+    async () => {
+      await options.store.ping();
+      return { status: 'ok' as const };
+    },
+  );
+
+  for (const url of V1_PATHS) {
+    app.route({
+      method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url,
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        reply.header('allow', 'GET, HEAD');
+        throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${url}; use GET`);
+      },
+    });
+  }
+
+  await app.register(async (v1) => v1Routes(v1, options), { prefix: '/v1' });
+  return app;
+}
+
+async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void> {
+  const { store } = options;
+  const cache = options.cache === false ? undefined : new PageCache();
+  v1.addHook('onRequest', async (request) => {
+    if (cache !== undefined) {
+      request.changeToken = await store.changeToken();
+      cache.observe(request.changeToken);
+    }
+    request.principal = await authenticate(store, request, cache);
+  });
+  if (cache !== undefined) {
+    v1.addHook('onSend', async (request, reply, payload) => {
+      const team = request.principal?.teamId;
+      if (
+        reply.statusCode === 200 &&
+        typeof payload === 'string' &&
+        team !== undefined &&
+        !reply.hasHeader('x-cache')
+      ) {
+        cache.keep(request.changeToken, team, request.url, payload);
+      }
+      return payload;
+    });
+  }
+  /** A page rendered earlier for the same team, URL and data, if any (after auth, limits and validation). */
+  const cached = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
+    const body = cache?.page(teamOf(request), request.url);
+    if (body !== undefined) reply.type('application/json; charset=utf-8').header('x-cache', 'hit');
+    return body;
+  };
+  const perMinute = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  if (perMinute > 0) {
+    await v1.register(rateLimit, {
+      hook: 'preHandler',
+      max: perMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => request.principal?.keyId ?? request.ip,
+      errorResponseBuilder: (_request, context) => ({
+        statusCode: 429,
+        message: `rate limit of ${context.max} requests per minute for this API key exceeded; retry in ${context.after}`,
+      }),
+    });
+  }
+  v1.addHook('preValidation', requirePlainIntegers);
+  const security = [{ 'X-API-Key': [] }];
+
+  v1.get(
+    '/scans',
+    {
+      schema: {
+        summary: 'Get scan statuses',
+        description: 'The team’s scans, newest first (created_at desc, then scan_id desc).',
+        security,
+        querystring: ScansQuery,
+        response: { 200: ScansResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const hit = cached(request, reply);
+      if (hit !== undefined) return hit;
+      const query = request.query as ScansQuery;
+      const scans = await store.scans.list(teamOf(request), {
+        offset: query.offset ?? 0,
+        limit: query.limit ?? DEFAULT_LIMIT,
+        ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
+        ...(query.search === undefined ? {} : { search: query.search }),
+        sort: sortOf(query),
+      });
+      return { message: 'Successfully retrieved scans', data: scans.map(scanItem) };
+    },
+  );
+
+  v1.get(
+    '/assets',
+    {
+      schema: {
+        summary: 'Get the asset list',
+        description: 'The team’s asset lists, newest first (uploaded_at desc, then asset_id desc).',
+        security,
+        querystring: AssetsQuery,
+        response: { 200: AssetsResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const hit = cached(request, reply);
+      if (hit !== undefined) return hit;
+      const query = request.query as AssetsQuery;
+      const lists = await store.assets.list(teamOf(request), {
+        offset: query.offset ?? 0,
+        limit: query.limit ?? DEFAULT_LIMIT,
+        ...(query.search === undefined ? {} : { search: query.search }),
+      });
+      return { message: 'Successfully retrieved assets', data: lists.map(assetItem) };
+    },
+  );
+
+  v1.get(
+    '/retest',
+    {
+      schema: {
+        summary: 'Get retest results',
+        description:
+          'The team’s retest results, newest first (created_at desc). `offset` and `limit` are required.',
+        security,
+        querystring: RetestQuery,
+        response: { 200: RetestResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request, reply) => {
+      const hit = cached(request, reply);
+      if (hit !== undefined) return hit;
+      const query = request.query as RetestQuery;
+      const results = await store.retests.list(teamOf(request), { offset: query.offset, limit: query.limit });
+      return { message: 'Successfully retrieved retest results', results: results.map(retestItem) };
+    },
+  );
+}
+
+async function authenticate(
+  store: Store,
+  request: FastifyRequest,
+  cache: PageCache | undefined,
+): Promise<Principal> {
+  const header = request.headers['x-api-key'];
+  if (header === undefined || header === '') {
+    throw new ApiError(
+      401,
+      'unauthorized',
+      'missing API key: send it in the X-API-Key header (`keyhole keys create` makes one)',
+    );
+  }
+  if (typeof header !== 'string')
+    throw new ApiError(401, 'unauthorized', 'send exactly one X-API-Key header');
+  const hash = hashApiKey(header);
+  let principal = cache?.principal<Principal>(hash);
+  if (principal === undefined) {
+    principal = (await store.keys.authenticate(header)) ?? null;
+    cache?.rememberPrincipal(request.changeToken, hash, principal);
+  }
+  if (principal === null) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
+  return principal;
+}
+
+function teamOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal === null) throw new ApiError(401, 'unauthorized', 'missing API key');
+  return principal.teamId;
+}
+
+function sortOf(query: ScansQuery): { field: ScanSortField; direction: 'asc' | 'desc' }[] {
+  const ascending = query.sort_asc?.split(',') ?? [];
+  const descending = query.sort_desc?.split(',') ?? [];
+  const both = ascending.find((field) => descending.includes(field));
+  if (both !== undefined) {
+    throw new ApiError(
+      400,
+      'invalid_parameter',
+      `sort_desc: "${both}" is also in sort_asc; sort by a field one way`,
+      'sort_desc',
+    );
+  }
+  const fields = (list: string[], direction: 'asc' | 'desc') =>
+    list.filter((f): f is ScanSortField => f in SCAN_SORT_FIELDS).map((field) => ({ field, direction }));
+  return [...fields(ascending, 'asc'), ...fields(descending, 'desc')];
+}

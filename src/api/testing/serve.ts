@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Store } from '../../store/index.js';
+import { buildApi } from '../server.js';
+
+export interface RunningApi {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  get(
+    path: string,
+    key?: string,
+    headers?: Record<string, string>,
+    // biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON that the assertions inspect.
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** The API over a real socket on 127.0.0.1 (ephemeral port). */
+export async function serveApi(
+  store: Store,
+  options: { rateLimit?: number; logger?: Logger; cache?: boolean } = {},
+): Promise<RunningApi> {
+  const app = await buildApi({
+    store,
+    rateLimit: options.rateLimit ?? 0,
+    cache: options.cache ?? true,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const url = `http://127.0.0.1:${address.port}`;
+  return {
+    url,
+    app,
+    async get(path, key, headers = {}) {
+      const response = await fetch(url + path, {
+        headers: { ...(key === undefined ? {} : { 'X-API-Key': key }), ...headers },
+      });
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: the assertion on the body shows it
+      }
+      return { status: response.status, body, headers: response.headers };
+    },
+    close: () => app.close(),
+  };
+}

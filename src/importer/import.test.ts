@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../store/index.js';
+import { sqliteTestDatabase, type TestDatabase } from '../store/testing/databases.js';
+import { decodeEvent, parseTimestamp } from './decode-event.js';
+import { importJsonl } from './import.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/nuclei-results.jsonl', import.meta.url));
+
+describe('result event decoding', () => {
+  it('accepts every line of real nuclei output as written', async () => {
+    const lines = (await readFile(FIXTURE, 'utf8')).trim().split('\n');
+    for (const line of lines) expect(decodeEvent(JSON.parse(line))).toMatchObject({ ok: true });
+  });
+
+  it('says which field is wrong', () => {
+    const cases: [unknown, string][] = [
+      [[], 'expected a JSON object'],
+      [{ info: { severity: 'info' }, type: 'http' }, 'template-id: required string, got nothing'],
+      [{ 'template-id': 'x', type: 'http' }, 'info: expected an object'],
+      [{ 'template-id': 'x', type: 'http', info: { severity: 'urgent' } }, 'info.severity: expected one of'],
+      [
+        { 'template-id': 'x', type: 'http', info: {}, 'extracted-results': [1] },
+        'extracted-results[0]: expected a string',
+      ],
+      [
+        { 'template-id': 'x', type: 'http', info: {}, 'matched-line': ['a'] },
+        'matched-line[0]: expected a integer',
+      ],
+      [
+        { 'template-id': 'x', type: 'http', info: {}, timestamp: 'yesterday' },
+        'timestamp: "yesterday" is not an RFC 3339 time',
+      ],
+      [
+        { 'template-id': 'x', type: 'http', info: { classification: { 'cvss-score': 'high' } } },
+        'info.classification.cvss-score: expected a number',
+      ],
+      [
+        { 'template-id': 'x', type: 'http', info: {}, 'matcher-status': 'yes' },
+        'matcher-status: expected a boolean',
+      ],
+    ];
+    for (const [value, message] of cases) {
+      const decoded = decodeEvent(value);
+      expect(decoded.ok).toBe(false);
+      if (!decoded.ok) expect(decoded.error).toContain(message);
+    }
+  });
+
+  it('reads nuclei timestamps with nanoseconds and offsets', () => {
+    expect(new Date(parseTimestamp('2024-03-14T10:21:33.482190774-04:00')).toISOString()).toBe(
+      '2024-03-14T14:21:33.482Z',
+    );
+    expect(new Date(parseTimestamp('2026-02-27T02:45:46Z')).toISOString()).toBe('2026-02-27T02:45:46.000Z');
+    expect(parseTimestamp('2024-13-99T99:00:00Z')).toBeNaN();
+  });
+
+  it('never throws on arbitrary JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const decoded = decodeEvent(value);
+        expect(typeof decoded.ok).toBe('boolean');
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('streaming import', () => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await sqliteTestDatabase();
+    store = await openStore(database.location);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('imports a stream of many events in batches and counts them all', async () => {
+    const team = await store.teams.ensure('default');
+    const severities = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];
+    async function* lines() {
+      for (let i = 0; i < 4500; i++) {
+        yield `${JSON.stringify({
+          'template-id': `t${i % 40}`,
+          info: { name: 'n', author: ['a'], tags: null, severity: severities[i % 6] },
+          type: 'http',
+          host: `h${i % 25}.test`,
+          'matched-at': `https://h${i % 25}.test/${i}`,
+          timestamp: '2024-03-14T10:21:33.482190774-04:00',
+          'matcher-status': true,
+        })}\n`;
+      }
+    }
+    const batches: number[] = [];
+    const report = await importJsonl(store, Readable.from(lines()), { teamId: team.id, name: 'big' }, (r) =>
+      batches.push(r.lines),
+    );
+    expect(report).toMatchObject({ imported: 4500, duplicates: 0, badLines: 0, lines: 4500 });
+    expect(report.scan).toMatchObject({
+      totalTemplate: 40,
+      totalTarget: 25,
+      severity: { critical: 750, unknown: 750 },
+    });
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+  });
+});

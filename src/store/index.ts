@@ -1,0 +1,40 @@
+export type { AssetQuery } from './assets.js';
+export type { Connection } from './connect.js';
+export { isStoreUnavailable, StoreRequestError, StoreUnavailableError } from './errors.js';
+export type { AddOptions } from './findings.js';
+export { isId, newId } from './id.js';
+export { API_KEY_PREFIX, hashApiKey } from './keys.js';
+export {
+  DEFAULT_SQLITE_PATH,
+  describeLocation,
+  type Engine,
+  resolveLocation,
+  type StoreLocation,
+} from './location.js';
+export {
+  type ApiKeyInfo,
+  type AssetList,
+  DEFAULT_TEAM,
+  type Finding,
+  isScanStatus,
+  type PageQuery,
+  type Principal,
+  RESULT_TYPES,
+  type ResultType,
+  type RetestResult,
+  SCAN_STATUSES,
+  type Scan,
+  type ScanStatus,
+  type ScanTemplate,
+  type SeverityCounts,
+  type Team,
+  type TemplateRef,
+  VULN_STATUSES,
+  type VulnStatus,
+} from './model.js';
+export { type RetestInput, statusAfterRetest } from './retests.js';
+export { SCAN_SORT_FIELDS, type ScanInput, type ScanQuery, type ScanSortField } from './scans.js';
+export { type ScratchDatabase, scratchPostgres, scratchSqlite } from './scratch.js';
+export { type OpenOptions, openStore, Store } from './store.js';
+export { type EpochMs, formatGoDuration, formatTimestamp } from './time.js';
+export { severityOf, targetOf, vulnHash } from './vuln-hash.js';

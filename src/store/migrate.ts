@@ -1,0 +1,58 @@
+import { type Kysely, type MigrationResult, Migrator, sql } from 'kysely';
+import type { Engine } from './location.js';
+import { LATEST_MIGRATION, migrations } from './migrations.js';
+import type { Database } from './schema.js';
+
+const MIGRATION_TABLE = 'kysely_migration';
+
+/** True when every migration has been applied; one cheap query, so every command can ask. */
+export async function isSchemaCurrent(db: Kysely<Database>): Promise<boolean> {
+  try {
+    const row = await sql<{
+      name: string;
+    }>`select name from ${sql.table(MIGRATION_TABLE)} where name = ${LATEST_MIGRATION}`.execute(db);
+    return row.rows.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Applies the pending migrations and returns their names. Safe when several processes start at
+ * once: on PostgreSQL Kysely's migrator holds an advisory lock and runs each migration in a
+ * transaction; on SQLite the whole run happens inside one `BEGIN IMMEDIATE` transaction, which
+ * takes the write lock before reading what is applied.
+ */
+export async function migrateToLatest(db: Kysely<Database>, engine: Engine): Promise<string[]> {
+  const provider = { getMigrations: async () => ({ ...migrations }) };
+  const results =
+    engine === 'postgres'
+      ? await run(new Migrator({ db, provider }))
+      : await db.connection().execute(async (conn) => {
+          await sql`begin immediate`.execute(conn);
+          try {
+            const applied = await run(new Migrator({ db: conn, provider }));
+            await sql`commit`.execute(conn);
+            return applied;
+          } catch (error) {
+            await sql`rollback`.execute(conn);
+            throw error;
+          }
+        });
+  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+async function run(migrator: Migrator): Promise<readonly MigrationResult[]> {
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      failed === undefined ? `migration failed: ${reason}` : `migration ${failed} failed: ${reason}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return results ?? [];
+}

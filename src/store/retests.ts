@@ -1,0 +1,143 @@
+import type { Kysely } from 'kysely';
+import type { ResultEvent } from '../output/index.js';
+import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import type { Connection } from './connect.js';
+import { StoreRequestError } from './errors.js';
+import { newId } from './id.js';
+import type { PageQuery, ResultType, RetestResult, TemplateRef, VulnStatus } from './model.js';
+import type { Database, RetestTable } from './schema.js';
+import { encodedOf, loadSources, storeSources } from './templates.js';
+import { writeTransaction } from './tx.js';
+
+export interface RetestInput {
+  readonly vulnId: string;
+  readonly resultType: ResultType;
+  /** The events of the re-run (with matcher-status, matched or not); may be empty on error. */
+  readonly events: readonly ResultEvent[];
+  /** The template as re-run, when it differs from the one that found the vulnerability. */
+  readonly template?: TemplateRef;
+}
+
+/** How a retest moves the finding: reproduced → open, not reproduced → fixed, error → unchanged. */
+export function statusAfterRetest(resultType: ResultType, current: VulnStatus): VulnStatus {
+  if (resultType === 'matched') return 'open';
+  if (resultType === 'not_matched') return 'fixed';
+  return current;
+}
+
+export class Retests {
+  constructor(private readonly conn: Connection) {}
+
+  private get db(): Kysely<Database> {
+    return this.conn.db;
+  }
+
+  /** Records a retest of a finding and moves the finding's status, in one transaction. */
+  async record(input: RetestInput): Promise<RetestResult> {
+    const id = newId();
+    await writeTransaction(this.conn, async (db) => {
+      const finding = await db
+        .selectFrom('finding')
+        .selectAll()
+        .where('id', '=', input.vulnId)
+        .executeTakeFirst();
+      if (finding === undefined)
+        throw new StoreRequestError(`no finding has the vuln id ${input.vulnId}`, 'not_found');
+      const now = Date.now();
+      const status = statusAfterRetest(input.resultType, finding.vuln_status as VulnStatus);
+      const template = input.template;
+      const templateHash =
+        template === undefined
+          ? finding.template_hash
+          : ((await storeSources(db, [encodedOf(template)]))[0] ?? null);
+      await db
+        .insertInto('retest')
+        .values({
+          id,
+          team_id: finding.team_id,
+          finding_id: finding.id,
+          scan_id: finding.scan_id,
+          target: finding.target,
+          template_id: template?.id ?? finding.template_id,
+          template_path: template?.path ?? finding.template_path,
+          template_url: template?.url ?? finding.template_url,
+          template_hash: templateHash,
+          matcher_status: input.resultType === 'matched' ? 1 : 0,
+          result_type: input.resultType,
+          vuln_status: status,
+          events: JSON.stringify(input.events),
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await countRow(db, 'retest_bucket', finding.team_id, now);
+      if (status !== finding.vuln_status) {
+        await db
+          .updateTable('finding')
+          .set({ vuln_status: status, updated_at: now })
+          .where('id', '=', finding.id)
+          .execute();
+      }
+    });
+    const row = await this.db.selectFrom('retest').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const [result] = await this.withSources([row]);
+    return result!;
+  }
+
+  /** The team's retest results, newest first (created_at desc, id desc). */
+  async list(teamId: string, query: PageQuery): Promise<RetestResult[]> {
+    let ids = this.db.selectFrom('retest').select('id').where('team_id', '=', teamId);
+    let offset = query.offset;
+    if (offset >= DEEP_OFFSET) {
+      const place = await locate(this.db, 'retest_bucket', teamId, offset);
+      if (place === undefined) return [];
+      ids = ids.where('created_at', '<', place.before);
+      offset = place.skip;
+    }
+    ids = ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
+    const rows = await this.db
+      .selectFrom('retest')
+      .selectAll()
+      .where('id', 'in', ids)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return this.withSources(rows);
+  }
+
+  /** The retests of one finding, newest first. */
+  async ofFinding(vulnId: string): Promise<RetestResult[]> {
+    const rows = await this.db
+      .selectFrom('retest')
+      .selectAll()
+      .where('finding_id', '=', vulnId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return this.withSources(rows);
+  }
+
+  private async withSources(rows: readonly RetestTable[]): Promise<RetestResult[]> {
+    const sources = await loadSources(
+      this.db,
+      rows.map((r) => r.template_hash),
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      teamId: row.team_id,
+      vulnId: row.finding_id,
+      scanId: row.scan_id,
+      target: row.target,
+      templateId: row.template_id,
+      templatePath: row.template_path,
+      templateUrl: row.template_url,
+      templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
+      matcherStatus: row.matcher_status === 1,
+      resultType: row.result_type as ResultType,
+      vulnStatus: row.vuln_status as VulnStatus,
+      events: JSON.parse(row.events) as ResultEvent[],
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
+  }
+}

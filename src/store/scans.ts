@@ -1,0 +1,464 @@
+import { type Kysely, sql } from 'kysely';
+import { SEVERITIES, type Severity } from '../output/index.js';
+import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import type { Connection } from './connect.js';
+import { StoreRequestError } from './errors.js';
+import { newId } from './id.js';
+import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
+import type { Database, ScanTable } from './schema.js';
+import { nameContains } from './search.js';
+import { encodedOf, loadSources, storeSources } from './templates.js';
+import { chunks, fold, writeTransaction } from './tx.js';
+
+export interface ScanInput {
+  readonly teamId: string;
+  readonly name: string;
+  /** `starting` (default) for a scan about to run, `queued` for one waiting for a worker, `uploaded` for an import. */
+  readonly status?: 'queued' | 'starting' | 'uploaded';
+  readonly targets?: readonly string[];
+  readonly templates?: readonly TemplateRef[];
+  readonly assetIds?: readonly string[];
+  /** Run by a worker (`is_cloud`) rather than by the CLI (`is_oss`). */
+  readonly isCloud?: boolean;
+  /** Template × target executions planned; defaults to targets × templates. */
+  readonly totalScan?: number;
+  /** The scan this one re-runs (`--rescan`). */
+  readonly rescanOf?: string;
+}
+
+/** Fields `sort_asc`/`sort_desc` accept, and the columns each orders by. */
+export const SCAN_SORT_FIELDS = {
+  created_at: ['created_at'],
+  updated_at: ['updated_at'],
+  completed_at: ['completed_at'],
+  name: ['name_folded'],
+  status: ['status'],
+  progress: ['progress'],
+  total_target: ['total_target'],
+  total_template: ['total_template'],
+  total_scan: ['total_scan'],
+  rescan_count: ['rescan_count'],
+  severity: [
+    'severity_critical',
+    'severity_high',
+    'severity_medium',
+    'severity_low',
+    'severity_info',
+    'severity_unknown',
+  ],
+} as const satisfies Record<string, readonly (keyof ScanTable)[]>;
+export type ScanSortField = keyof typeof SCAN_SORT_FIELDS;
+
+export interface ScanQuery extends PageQuery {
+  readonly statuses?: readonly ScanStatus[];
+  readonly search?: string;
+  /** Applied in order, before the default newest-first order that keeps pages stable. */
+  readonly sort?: readonly { readonly field: ScanSortField; readonly direction: 'asc' | 'desc' }[];
+}
+
+const LIVE: readonly ScanStatus[] = ['queued', 'starting', 'running'];
+
+export class Scans {
+  constructor(private readonly conn: Connection) {}
+
+  private get db(): Kysely<Database> {
+    return this.conn.db;
+  }
+
+  async create(input: ScanInput): Promise<Scan> {
+    const now = Date.now();
+    const status = input.status ?? 'starting';
+    const targets = input.targets ?? [];
+    const templates = input.templates ?? [];
+    const id = newId();
+    await writeTransaction(this.conn, async (db) => {
+      await db
+        .insertInto('scan')
+        .values({
+          id,
+          team_id: input.teamId,
+          name: input.name,
+          name_folded: fold(input.name),
+          status,
+          progress: status === 'uploaded' ? 100 : 0,
+          failure_reason: '',
+          created_at: now,
+          updated_at: now,
+          started_at: null,
+          completed_at: status === 'uploaded' ? now : null,
+          elapsed_ms: null,
+          total_target: targets.length,
+          total_template: templates.length,
+          total_scan: input.totalScan ?? targets.length * templates.length,
+          severity_critical: 0,
+          severity_high: 0,
+          severity_medium: 0,
+          severity_low: 0,
+          severity_info: 0,
+          severity_unknown: 0,
+          is_oss: input.isCloud === true ? 0 : 1,
+          is_cloud: input.isCloud === true ? 1 : 0,
+          scan_frequency: 'once',
+          schedule_last_run: null,
+          is_rescan: 0,
+          rescan_of: null,
+          rescan_count: 0,
+        })
+        .execute();
+      await countRow(db, 'scan_bucket', input.teamId, now);
+      await insertTargets(db, id, targets, 0);
+      await insertTemplates(db, id, templates, 0);
+      for (const assetId of new Set(input.assetIds ?? [])) {
+        await db.insertInto('scan_asset').values({ scan_id: id, asset_id: assetId }).execute();
+      }
+      if (input.rescanOf !== undefined) await linkRescan(db, id, input.rescanOf, input.teamId);
+    });
+    return this.require(id);
+  }
+
+  /** `queued`/`starting` → `running`; the elapsed time counts from here. */
+  async markRunning(scanId: string): Promise<void> {
+    const now = Date.now();
+    await this.transition(scanId, ['queued', 'starting'], 'mark running', {
+      status: 'running',
+      started_at: now,
+      updated_at: now,
+    });
+  }
+
+  /** Live progress of a queued, starting or running scan; progress is clamped to 0–100. */
+  async updateProgress(scanId: string, update: { progress?: number; totalScan?: number }): Promise<void> {
+    const set: Partial<ScanTable> = { updated_at: Date.now() };
+    if (update.progress !== undefined) set.progress = Math.min(100, Math.max(0, Math.round(update.progress)));
+    if (update.totalScan !== undefined) set.total_scan = Math.max(0, Math.round(update.totalScan));
+    await this.transition(scanId, LIVE, 'update the progress of', set);
+  }
+
+  /** `starting`/`running` → `finished`, progress 100. */
+  async finish(scanId: string): Promise<void> {
+    const now = Date.now();
+    await this.transition(scanId, ['starting', 'running'], 'finish', {
+      status: 'finished',
+      progress: 100,
+      completed_at: now,
+      updated_at: now,
+      elapsed_ms: sql<number>`${now} - coalesce(started_at, created_at)` as never,
+    });
+  }
+
+  /** Any live state → `failed`, with the reason users will see. */
+  async fail(scanId: string, reason: string): Promise<void> {
+    const now = Date.now();
+    await this.transition(scanId, LIVE, 'fail', {
+      status: 'failed',
+      failure_reason: reason,
+      completed_at: now,
+      updated_at: now,
+      elapsed_ms: sql<number>`${now} - coalesce(started_at, created_at)` as never,
+    });
+  }
+
+  /** Marks `scanId` as a rescan of `originalId` (`is_rescan`) and counts it on the original. */
+  async markRescan(scanId: string, originalId: string): Promise<void> {
+    const scan = await this.require(scanId);
+    await writeTransaction(this.conn, (db) => linkRescan(db, scanId, originalId, scan.teamId));
+  }
+
+  /** Adds templates a scan ran that it did not declare up front (imports); known ids are kept. */
+  async addTemplates(scanId: string, templates: readonly TemplateRef[]): Promise<void> {
+    if (templates.length === 0) return;
+    await writeTransaction(this.conn, async (db) => {
+      const existing = await db
+        .selectFrom('scan_template')
+        .select(['template_id', 'position'])
+        .where('scan_id', '=', scanId)
+        .execute();
+      const known = new Set(existing.map((r) => r.template_id));
+      const fresh = uniqueBy(templates, (t) => t.id).filter((t) => !known.has(t.id));
+      await insertTemplates(db, scanId, fresh, existing.length);
+      await db
+        .updateTable('scan')
+        .set({ total_template: existing.length + fresh.length, updated_at: Date.now() })
+        .where('id', '=', scanId)
+        .execute();
+    });
+  }
+
+  /** Adds targets a scan covered that it did not declare up front (imports); known ones are kept. */
+  async addTargets(scanId: string, targets: readonly string[]): Promise<void> {
+    if (targets.length === 0) return;
+    await writeTransaction(this.conn, async (db) => {
+      const existing = await db
+        .selectFrom('scan_target')
+        .select('target')
+        .where('scan_id', '=', scanId)
+        .execute();
+      const known = new Set(existing.map((r) => r.target));
+      const fresh = [...new Set(targets)].filter((t) => !known.has(t));
+      await insertTargets(db, scanId, fresh, existing.length);
+      await db
+        .updateTable('scan')
+        .set({ total_target: existing.length + fresh.length, updated_at: Date.now() })
+        .where('id', '=', scanId)
+        .execute();
+    });
+  }
+
+  /** Sets fields an import derives from its events (elapsed time, executions). */
+  async setImportSummary(scanId: string, summary: { elapsedMs: number; totalScan: number }): Promise<void> {
+    await this.db
+      .updateTable('scan')
+      .set({ elapsed_ms: summary.elapsedMs, total_scan: summary.totalScan, updated_at: Date.now() })
+      .where('id', '=', scanId)
+      .execute();
+  }
+
+  /** The scan, if it exists and (when `teamId` is given) belongs to that team. */
+  async get(scanId: string, teamId?: string): Promise<Scan | undefined> {
+    let query = this.db.selectFrom('scan').selectAll().where('id', '=', scanId);
+    if (teamId !== undefined) query = query.where('team_id', '=', teamId);
+    const row = await query.executeTakeFirst();
+    if (row === undefined) return undefined;
+    const [scan] = await this.withLists([row]);
+    return scan;
+  }
+
+  async require(scanId: string): Promise<Scan> {
+    const scan = await this.get(scanId);
+    if (scan === undefined) throw new StoreRequestError(`no scan has the id ${scanId}`, 'not_found');
+    return scan;
+  }
+
+  /** The team's scans: newest first (created_at desc, id desc) unless `sort` says otherwise. */
+  async list(teamId: string, query: ScanQuery): Promise<Scan[]> {
+    let ids = this.db.selectFrom('scan').select('id').where('team_id', '=', teamId);
+    const filtered =
+      (query.statuses?.length ?? 0) > 0 || (query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0;
+    let offset = query.offset;
+    if (!filtered && offset >= DEEP_OFFSET) {
+      const place = await locate(this.db, 'scan_bucket', teamId, offset);
+      if (place === undefined) return [];
+      ids = ids.where('created_at', '<', place.before);
+      offset = place.skip;
+    }
+    if (query.statuses !== undefined && query.statuses.length > 0)
+      ids = ids.where('status', 'in', query.statuses);
+    if (query.search !== undefined && query.search !== '')
+      ids = ids.where(nameContains(this.conn.engine, query.search));
+    for (const { field, direction } of query.sort ?? []) {
+      for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
+    }
+    ids = ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
+    // Deferred join: the window is found on the narrow index, then only its rows are read.
+    let rows = this.db.selectFrom('scan').selectAll().where('id', 'in', ids);
+    for (const { field, direction } of query.sort ?? []) {
+      for (const column of SCAN_SORT_FIELDS[field]) rows = rows.orderBy(column, direction);
+    }
+    return this.withLists(await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute());
+  }
+
+  /** The scan's targets, in the order given. */
+  async targets(scanId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('scan_target')
+      .select('target')
+      .where('scan_id', '=', scanId)
+      .orderBy('position')
+      .execute();
+    return rows.map((r) => r.target);
+  }
+
+  /** The scan's templates with their sources (base64), in the order given. */
+  async templates(scanId: string): Promise<ScanTemplate[]> {
+    const rows = await this.db
+      .selectFrom('scan_template')
+      .selectAll()
+      .where('scan_id', '=', scanId)
+      .orderBy('position')
+      .execute();
+    const sources = await loadSources(
+      this.db,
+      rows.map((r) => r.template_hash),
+    );
+    return rows.map((r) => ({
+      id: r.template_id,
+      path: r.template_path,
+      url: r.template_url,
+      encoded: r.template_hash === null ? '' : (sources.get(r.template_hash) ?? ''),
+      isPublic: r.is_public === 1,
+    }));
+  }
+
+  private async transition(
+    scanId: string,
+    from: readonly ScanStatus[],
+    action: string,
+    set: Partial<ScanTable>,
+  ): Promise<void> {
+    const result = await this.db
+      .updateTable('scan')
+      .set(set)
+      .where('id', '=', scanId)
+      .where('status', 'in', from)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) return;
+    const scan = await this.require(scanId);
+    throw new StoreRequestError(`cannot ${action} scan ${scanId}: it is ${scan.status}`, 'conflict');
+  }
+
+  private async withLists(rows: readonly ScanTable[]): Promise<Scan[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const [templates, assets] = await Promise.all([
+      this.db
+        .selectFrom('scan_template')
+        .select(['scan_id', 'template_id', 'template_url', 'is_public'])
+        .where('scan_id', 'in', ids)
+        .orderBy('scan_id')
+        .orderBy('position')
+        .execute(),
+      this.db
+        .selectFrom('scan_asset')
+        .select(['scan_id', 'asset_id'])
+        .where('scan_id', 'in', ids)
+        .orderBy('scan_id')
+        .orderBy('asset_id')
+        .execute(),
+    ]);
+    const lists = new Map(
+      ids.map((id) => [
+        id,
+        {
+          templateIds: [] as string[],
+          templateUrls: [] as string[],
+          publicTemplates: [] as string[],
+          assetIds: [] as string[],
+        },
+      ]),
+    );
+    for (const t of templates) {
+      const list = lists.get(t.scan_id);
+      if (list === undefined) continue;
+      list.templateIds.push(t.template_id);
+      if (t.template_url !== '') list.templateUrls.push(t.template_url);
+      if (t.is_public === 1) list.publicTemplates.push(t.template_id);
+    }
+    for (const a of assets) lists.get(a.scan_id)?.assetIds.push(a.asset_id);
+    const now = Date.now();
+    return rows.map((row) => toScan(row, lists.get(row.id)!, now));
+  }
+}
+
+function toScan(
+  row: ScanTable,
+  lists: Pick<Scan, 'templateIds' | 'templateUrls' | 'publicTemplates' | 'assetIds'>,
+  now: number,
+): Scan {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    name: row.name,
+    status: row.status as ScanStatus,
+    progress: row.progress,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    elapsedMs:
+      row.elapsed_ms ?? (row.status === 'running' && row.started_at !== null ? now - row.started_at : 0),
+    totalTarget: row.total_target,
+    totalTemplate: row.total_template,
+    totalScan: row.total_scan,
+    severity: severityCounts(row),
+    isOss: row.is_oss === 1,
+    isCloud: row.is_cloud === 1,
+    scanFrequency: row.scan_frequency,
+    scheduleLastRun: row.schedule_last_run,
+    isRescan: row.is_rescan === 1,
+    rescanOf: row.rescan_of,
+    rescanCount: row.rescan_count,
+    ...lists,
+  };
+}
+
+function severityCounts(row: ScanTable): SeverityCounts {
+  const counts = {} as Record<Severity, number>;
+  for (const severity of SEVERITIES) counts[severity] = row[`severity_${severity}`];
+  return counts;
+}
+
+async function insertTargets(
+  db: Kysely<Database>,
+  scanId: string,
+  targets: readonly string[],
+  start: number,
+) {
+  let position = start;
+  for (const part of chunks(targets, 500)) {
+    await db
+      .insertInto('scan_target')
+      .values(part.map((target) => ({ scan_id: scanId, position: position++, target })))
+      .execute();
+  }
+}
+
+async function insertTemplates(
+  db: Kysely<Database>,
+  scanId: string,
+  templates: readonly TemplateRef[],
+  start: number,
+) {
+  const unique = uniqueBy(templates, (t) => t.id);
+  let position = start;
+  for (const part of chunks(unique, 200)) {
+    const hashes = await storeSources(db, part.map(encodedOf));
+    await db
+      .insertInto('scan_template')
+      .values(
+        part.map((t, i) => ({
+          scan_id: scanId,
+          position: position++,
+          template_id: t.id,
+          template_path: t.path ?? '',
+          template_url: t.url ?? '',
+          template_hash: hashes[i] ?? null,
+          is_public: t.isPublic === true ? (1 as const) : (0 as const),
+        })),
+      )
+      .execute();
+  }
+}
+
+async function linkRescan(db: Kysely<Database>, scanId: string, originalId: string, teamId: string) {
+  if (scanId === originalId) throw new StoreRequestError('a scan cannot be a rescan of itself', 'invalid');
+  const original = await db
+    .selectFrom('scan')
+    .select('id')
+    .where('id', '=', originalId)
+    .where('team_id', '=', teamId)
+    .executeTakeFirst();
+  if (original === undefined) throw new StoreRequestError(`no scan has the id ${originalId}`, 'not_found');
+  const marked = await db
+    .updateTable('scan')
+    .set({ is_rescan: 1, rescan_of: originalId, updated_at: Date.now() })
+    .where('id', '=', scanId)
+    .where('rescan_of', 'is', null)
+    .executeTakeFirst();
+  if (Number(marked.numUpdatedRows) === 0) return;
+  await db
+    .updateTable('scan')
+    .set((eb) => ({ rescan_count: eb('rescan_count', '+', 1), updated_at: Date.now() }))
+    .where('id', '=', originalId)
+    .execute();
+}
+
+function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,161 @@
+import type { EpochMs } from './time.js';
+
+/**
+ * The tables, as Kysely sees them. The same schema runs on SQLite and PostgreSQL, so it uses the
+ * types both share: text, integers (flags are 0/1), timestamps as epoch milliseconds (UTC), and
+ * JSON kept as text exactly as written (key order matters to nuclei tooling).
+ */
+export interface Database {
+  team: TeamTable;
+  api_key: ApiKeyTable;
+  asset_list: AssetListTable;
+  asset_target: AssetTargetTable;
+  scan: ScanTable;
+  scan_target: ScanTargetTable;
+  scan_template: ScanTemplateTable;
+  scan_asset: ScanAssetTable;
+  template_source: TemplateSourceTable;
+  finding: FindingTable;
+  retest: RetestTable;
+  scan_bucket: BucketTable;
+  retest_bucket: BucketTable;
+}
+
+/** How many rows of a team were created in the day (UTC) starting at `bucket` (epoch ms). */
+export interface BucketTable {
+  team_id: string;
+  bucket: EpochMs;
+  n: number;
+}
+
+export type Flag = 0 | 1;
+
+export interface TeamTable {
+  id: string;
+  name: string;
+  created_at: EpochMs;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  team_id: string;
+  name: string;
+  /** SHA-256 of the key, lowercase hex; the key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key, to recognise it in a listing. */
+  key_prefix: string;
+  created_at: EpochMs;
+  revoked_at: EpochMs | null;
+}
+
+export interface AssetListTable {
+  id: string;
+  team_id: string;
+  name: string;
+  /** `name` case-folded, for case-insensitive search that treats every character literally. */
+  name_folded: string;
+  asset_count: number;
+  uploaded_at: EpochMs;
+}
+
+export interface AssetTargetTable {
+  asset_id: string;
+  position: number;
+  target: string;
+}
+
+export interface ScanTable {
+  id: string;
+  team_id: string;
+  name: string;
+  name_folded: string;
+  status: string;
+  progress: number;
+  failure_reason: string;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+  started_at: EpochMs | null;
+  completed_at: EpochMs | null;
+  /** Set when the scan ends (or for an import, from its events); live scans derive it from started_at. */
+  elapsed_ms: number | null;
+  total_target: number;
+  total_template: number;
+  total_scan: number;
+  severity_critical: number;
+  severity_high: number;
+  severity_medium: number;
+  severity_low: number;
+  severity_info: number;
+  severity_unknown: number;
+  is_oss: Flag;
+  is_cloud: Flag;
+  scan_frequency: string;
+  schedule_last_run: EpochMs | null;
+  is_rescan: Flag;
+  rescan_of: string | null;
+  rescan_count: number;
+}
+
+export interface ScanTargetTable {
+  scan_id: string;
+  position: number;
+  target: string;
+}
+
+export interface ScanTemplateTable {
+  scan_id: string;
+  position: number;
+  template_id: string;
+  template_path: string;
+  template_url: string;
+  template_hash: string | null;
+  is_public: Flag;
+}
+
+export interface ScanAssetTable {
+  scan_id: string;
+  asset_id: string;
+}
+
+/** Template contents, base64, stored once however many scans and retests use them. */
+export interface TemplateSourceTable {
+  hash: string;
+  encoded: string;
+}
+
+export interface FindingTable {
+  id: string;
+  team_id: string;
+  scan_id: string;
+  vuln_hash: string;
+  vuln_status: string;
+  severity: string;
+  template_id: string;
+  template_path: string;
+  template_url: string;
+  template_hash: string | null;
+  target: string;
+  /** The result event, as a JSON object. */
+  event: string;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}
+
+export interface RetestTable {
+  id: string;
+  team_id: string;
+  finding_id: string;
+  scan_id: string;
+  target: string;
+  template_id: string;
+  template_path: string;
+  template_url: string;
+  template_hash: string | null;
+  matcher_status: Flag;
+  result_type: string;
+  vuln_status: string;
+  /** The retest's result events, as a JSON array. */
+  events: string;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultEvent } from '../output/index.js';
+import { openStore, type Store } from './store.js';
+import { ENGINES, type TestDatabase } from './testing/databases.js';
+
+function event(overrides: Partial<ResultEvent> = {}): ResultEvent {
+  return {
+    'template-id': 'git-config',
+    info: { name: 'Git Config', author: ['pdteam'], tags: ['git'], severity: 'medium' },
+    type: 'http',
+    host: 'app.test',
+    'matched-at': 'https://app.test/.git/config',
+    timestamp: '2024-03-14T10:21:36.884120935-04:00',
+    'matcher-status': true,
+    ...overrides,
+  };
+}
+
+describe.each(ENGINES)('store on $engine', ({ create }) => {
+  let database: TestDatabase;
+  let store: Store;
+  let teamId: string;
+
+  beforeAll(async () => {
+    database = await create();
+    store = await openStore(database.location);
+    teamId = (await store.teams.ensure('default')).id;
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('migrates once: opening the store again applies nothing', async () => {
+    expect(await store.migrate()).toEqual([]);
+  });
+
+  it('creates a team once per name', async () => {
+    const again = await store.teams.ensure('default');
+    expect(again.id).toBe(teamId);
+    expect(again.id).toMatch(/^[0-9a-v]{20}$/);
+  });
+
+  it('authenticates a created key by its secret and refuses it once revoked', async () => {
+    const { key, secret } = await store.keys.create({ teamId, name: 'ci' });
+    expect(secret).toMatch(/^kh_[A-Za-z0-9_-]{43}$/);
+    expect(secret.startsWith(key.prefix)).toBe(true);
+    expect(await store.keys.authenticate(secret)).toEqual({ keyId: key.id, teamId });
+    expect(await store.keys.authenticate(`${secret.slice(0, -1)}x`)).toBeUndefined();
+    expect(await store.keys.authenticate('not a key')).toBeUndefined();
+    await store.keys.revoke(key.id);
+    expect(await store.keys.authenticate(secret)).toBeUndefined();
+    const listed = (await store.keys.list()).find((k) => k.id === key.id);
+    expect(listed?.revokedAt).toBeTypeOf('number');
+    expect(JSON.stringify(await store.keys.list())).not.toContain(secret);
+  });
+
+  it('runs a scan through its lifecycle with live progress, findings and severity counts', async () => {
+    const scan = await store.scans.create({
+      teamId,
+      name: 'nightly',
+      targets: ['https://app.test', 'https://api.test'],
+      templates: [
+        {
+          id: 'git-config',
+          path: '/t/git-config.yaml',
+          url: 'https://cloud.projectdiscovery.io/public/git-config',
+          content: 'id: git-config\n',
+          isPublic: true,
+        },
+        { id: 'custom', path: '/t/custom.yaml', content: 'id: custom\n' },
+      ],
+    });
+    expect(scan).toMatchObject({
+      status: 'starting',
+      totalTarget: 2,
+      totalTemplate: 2,
+      totalScan: 4,
+      isOss: true,
+      isCloud: false,
+    });
+    expect(scan.templateIds).toEqual(['git-config', 'custom']);
+    expect(scan.publicTemplates).toEqual(['git-config']);
+    expect(scan.templateUrls).toEqual(['https://cloud.projectdiscovery.io/public/git-config']);
+
+    await store.scans.markRunning(scan.id);
+    await store.scans.updateProgress(scan.id, { progress: 140 });
+    expect((await store.scans.require(scan.id)).progress).toBe(100);
+    await store.scans.updateProgress(scan.id, { progress: 40 });
+
+    const first = await store.findings.add(scan.id, event());
+    expect(first.created).toBe(true);
+    expect(first.finding.templateEncoded).toBe(Buffer.from('id: git-config\n').toString('base64'));
+    expect(first.finding.vulnStatus).toBe('open');
+    const again = await store.findings.add(scan.id, event());
+    expect(again).toMatchObject({ created: false, finding: { id: first.finding.id } });
+    await store.findings.add(
+      scan.id,
+      event({ 'template-id': 'custom', info: { ...event().info, severity: 'critical' } }),
+    );
+
+    const running = await store.scans.require(scan.id);
+    expect(running).toMatchObject({ status: 'running', progress: 40 });
+    expect(running.severity).toEqual({ critical: 1, high: 0, medium: 1, low: 0, info: 0, unknown: 0 });
+
+    await store.scans.finish(scan.id);
+    const done = await store.scans.require(scan.id);
+    expect(done).toMatchObject({ status: 'finished', progress: 100 });
+    expect(done.completedAt).toBeTypeOf('number');
+    await expect(store.scans.markRunning(scan.id)).rejects.toThrow(/it is finished/);
+    await expect(store.findings.add(scan.id, event({ 'matched-at': 'https://app.test/x' }))).rejects.toThrow(
+      /takes no more findings/,
+    );
+    expect(await store.scans.targets(scan.id)).toEqual(['https://app.test', 'https://api.test']);
+    expect((await store.scans.templates(scan.id)).map((t) => t.id)).toEqual(['git-config', 'custom']);
+  });
+
+  it('records a failure with its reason', async () => {
+    const scan = await store.scans.create({ teamId, name: 'broken', status: 'queued' });
+    await store.scans.fail(scan.id, 'login failed: status 401');
+    expect(await store.scans.require(scan.id)).toMatchObject({
+      status: 'failed',
+      failureReason: 'login failed: status 401',
+    });
+  });
+
+  it('links a rescan to its original and counts it there', async () => {
+    const original = await store.scans.create({ teamId, name: 'original' });
+    const rescan = await store.scans.create({ teamId, name: 'again' });
+    await store.scans.markRescan(rescan.id, original.id);
+    await store.scans.create({ teamId, name: 'again 2', rescanOf: original.id });
+    expect(await store.scans.require(rescan.id)).toMatchObject({ isRescan: true, rescanOf: original.id });
+    expect((await store.scans.require(original.id)).rescanCount).toBe(2);
+  });
+
+  it('records retests and moves the finding: matched → open, not matched → fixed, error → unchanged', async () => {
+    const scan = await store.scans.create({ teamId, name: 'retested' });
+    await store.scans.markRunning(scan.id);
+    const { finding } = await store.findings.add(scan.id, event({ 'matched-at': 'https://app.test/retest' }));
+    const fixed = await store.retests.record({
+      vulnId: finding.id,
+      resultType: 'not_matched',
+      events: [event({ 'matcher-status': false })],
+    });
+    expect(fixed).toMatchObject({
+      vulnId: finding.id,
+      scanId: scan.id,
+      matcherStatus: false,
+      resultType: 'not_matched',
+      vulnStatus: 'fixed',
+      target: 'app.test',
+    });
+    expect((await store.findings.get(finding.id))?.vulnStatus).toBe('fixed');
+    const error = await store.retests.record({ vulnId: finding.id, resultType: 'error', events: [] });
+    expect(error.vulnStatus).toBe('fixed');
+    const reopened = await store.retests.record({
+      vulnId: finding.id,
+      resultType: 'matched',
+      events: [event()],
+    });
+    expect(reopened).toMatchObject({ matcherStatus: true, vulnStatus: 'open' });
+    expect((await store.retests.list(teamId, { offset: 0, limit: 10 })).map((r) => r.id).slice(0, 3)).toEqual(
+      [reopened.id, error.id, fixed.id],
+    );
+  });
+
+  it('keeps asset lists with their targets in order', async () => {
+    const list = await store.assets.create({
+      teamId,
+      name: 'prod hosts',
+      targets: ['a.test', 'https://b.test', '10.0.0.1'],
+    });
+    expect(list.assetCount).toBe(3);
+    expect(await store.assets.targets(list.id)).toEqual(['a.test', 'https://b.test', '10.0.0.1']);
+    expect(await store.assets.targets(list.id, 'another-team')).toBeUndefined();
+  });
+
+  it('shows one team nothing of another team', async () => {
+    const other = await store.teams.ensure('other');
+    await store.scans.create({ teamId: other.id, name: 'theirs' });
+    const ours = await store.scans.list(teamId, { offset: 0, limit: 1000 });
+    expect(ours.every((s) => s.teamId === teamId)).toBe(true);
+    const theirs = await store.scans.list(other.id, { offset: 0, limit: 1000 });
+    expect(theirs.map((s) => s.name)).toEqual(['theirs']);
+  });
+});
