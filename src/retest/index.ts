@@ -1,0 +1,15 @@
+/**
+ * Retesting findings: a finding's template, exactly as its scan ran it, re-run on the finding's
+ * target in matcher-status mode, with a verdict (reproduced, not reproduced, or could not tell) per
+ * finding. `keyhole retest` records the outcomes; `keyhole scan --rescan` reads stored templates
+ * the same way.
+ */
+export {
+  type RetestOutcome,
+  type RetestSettings,
+  type RetestSubject,
+  retestFindings,
+  retestTarget,
+} from './run.js';
+export { loadStoredTemplate, type StoredTemplate, type StoredTemplateRef } from './stored-template.js';
+export { type FindingIdentity, judge, type RunFacts, type Verdict, type VerdictContext } from './verdict.js';
