@@ -1,0 +1,65 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { formatTimestamp } from '../store/index.js';
+import { TargetListReader } from '../targets/index.js';
+import { ExitCode, UserError } from './exit.js';
+import type { CliIo } from './io.js';
+import { withStore } from './store-access.js';
+import { table } from './table.js';
+
+/** `keyhole assets upload FILE --name N`: the exit code. */
+export async function uploadAssets(
+  file: string,
+  options: { name: string; skipInvalid?: boolean; team: string; db?: string },
+  io: CliIo,
+): Promise<number> {
+  const path = resolve(io.cwd, file);
+  const isFile = await stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  if (!isFile) throw new UserError(`cannot read ${file}: no such file`);
+  const reader = new TargetListReader();
+  for await (const line of createInterface({
+    input: createReadStream(path),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
+    reader.line(line);
+  }
+  const list = reader.result();
+  for (const problem of list.problems) {
+    io.stderr.write(`${file}:${problem.line}: ${JSON.stringify(problem.text)}: ${problem.message}\n`);
+  }
+  if (list.problems.length > 0 && options.skipInvalid !== true) {
+    throw new UserError(
+      `${list.problems.length} line(s) of ${file} are not targets; nothing stored (fix them, or pass --skip-invalid to store the rest)`,
+    );
+  }
+  if (list.targets.length === 0) throw new UserError(`${file} holds no targets; nothing stored`);
+  const stored = await withStore(io, options.db, async (store) => {
+    const team = await store.teams.ensure(options.team);
+    return store.assets.create({ teamId: team.id, name: options.name, targets: list.targets });
+  });
+  const dropped =
+    list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
+  io.stdout.write(
+    `uploaded asset list ${stored.id} "${stored.name}": ${stored.assetCount} targets${dropped}\n`,
+  );
+  return list.problems.length > 0 ? ExitCode.failed : ExitCode.ok;
+}
+
+/** `keyhole assets list`. */
+export async function listAssets(options: { team: string; db?: string }, io: CliIo): Promise<void> {
+  const lists = await withStore(io, options.db, async (store) => {
+    const team = await store.teams.ensure(options.team);
+    return store.assets.list(team.id, { offset: 0, limit: 1000 });
+  });
+  io.stdout.write(
+    table(
+      ['ID', 'NAME', 'TARGETS', 'UPLOADED'],
+      lists.map((l) => [l.id, l.name, String(l.assetCount), formatTimestamp(l.uploadedAt)]),
+    ),
+  );
+}

@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import type { CommandRegistrar } from './program.js';
+import { dbOption } from './store-options.js';
+
+/** `keyhole db migrate`. */
+export const registerDbCommands: CommandRegistrar = (program: Command, io) => {
+  const db = program.command('db').description('manage the store');
+  db.command('migrate')
+    .description('create or upgrade the store schema (every command also does this on first use)')
+    .addOption(dbOption())
+    .addHelpText(
+      'after',
+      '\nExamples:\n  keyhole db migrate\n  keyhole db migrate --db postgres://keyhole@db.internal/keyhole\n',
+    )
+    .action(async (options: { db?: string }) => {
+      const { migrate } = await import('./db-actions.js');
+      await migrate(options, io);
+    });
+};

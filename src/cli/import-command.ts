@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import type { CommandRegistrar } from './program.js';
+import { dbOption, teamOption } from './store-options.js';
+
+export interface ImportOptions {
+  name?: string;
+  scan?: string;
+  team: string;
+  db?: string;
+}
+
+/** `keyhole import FILE.jsonl --name N | --scan ID`. */
+export const registerImportCommand: CommandRegistrar = (program: Command, io, setExit) => {
+  program
+    .command('import')
+    .description("import nuclei's or keyhole's JSONL results as an uploaded scan")
+    .argument('<file>', 'JSONL file written by `nuclei -jsonl -o` or `keyhole scan -jsonl -o`')
+    .option('--name <name>', 'name of the new uploaded scan (default: the file name)')
+    .option('--scan <id>', 'add to this existing uploaded scan instead; results it already has are skipped')
+    .addOption(teamOption())
+    .addOption(dbOption())
+    .addHelpText(
+      'after',
+      `
+Each import creates a new scan, unless --scan names one: then the results are added to it, and a
+result the scan already has (same vuln hash) is skipped, so importing the same file twice into the
+same scan adds nothing. Lines with "matcher-status": false (nuclei -ms) are not findings and are
+skipped. Bad lines are reported as FILE:LINE and skipped; the good ones are kept (exit code 2).
+
+Examples:
+  keyhole import nightly.jsonl --name nightly
+  keyhole import more.jsonl --scan cmknvrvsii6s73au799g
+`,
+    )
+    .action(async (file: string, options: ImportOptions) => {
+      const { importFile } = await import('./import-actions.js');
+      setExit(await importFile(file, options, io));
+    });
+};

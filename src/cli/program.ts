@@ -1,0 +1,71 @@
+import { Command, CommanderError } from 'commander';
+import { acceptSingleDashLongFlags } from './argv.js';
+import { registerAssetCommands } from './assets-command.js';
+import { registerDbCommands } from './db-command.js';
+import { ExitCode, UserError } from './exit.js';
+import { registerImportCommand } from './import-command.js';
+import type { CliIo } from './io.js';
+import { registerKeyCommands } from './keys-command.js';
+import { registerRetest } from './retest-command.js';
+import { registerScan } from './scan-command.js';
+import { registerSecrets } from './secrets-command.js';
+import { registerServeCommand } from './serve-command.js';
+import { registerTemplates } from './templates-command.js';
+
+/** A command group adds its commands to the program; `setExit` records the exit code of a run. */
+export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
+
+/**
+ * The command groups, in the order `keyhole --help` lists them. Each defines its commands (flags,
+ * help) here and loads what does the work (database drivers, the HTTP client, the API server) only
+ * when one of its commands runs: `keyhole --version` and `--help` load none of it.
+ */
+const registrars: readonly CommandRegistrar[] = [
+  registerScan,
+  registerSecrets,
+  registerTemplates,
+  registerImportCommand,
+  registerAssetCommands,
+  registerRetest,
+  registerKeyCommands,
+  registerServeCommand,
+  registerDbCommands,
+];
+
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('keyhole')
+    .description('Authenticated vulnerability scanner: nuclei-format templates, secret files, stored results')
+    .version('0.1.0', '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+  for (const register of registrars) register(program, io, setExit);
+  return program;
+}
+
+/** Runs the CLI and returns its exit code; never throws, never prints a stack trace. */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(acceptSingleDashLongFlags(program, argv), { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end with exit code 0; usage errors were already printed by commander.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    if (error instanceof UserError) {
+      io.stderr.write(`error: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`error: ${message}\n`);
+    return ExitCode.failed;
+  }
+}

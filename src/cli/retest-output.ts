@@ -1,0 +1,87 @@
+/**
+ * What `keyhole retest` prints: a line per retested finding on stdout (or, with `-j`, the recorded
+ * retest result as one JSON line, with the field names of `GET /v1/retest`), and a summary on
+ * stderr.
+ */
+import pc from 'picocolors';
+import { formatElapsed, serializeEvent } from '../output/index.js';
+import type { RetestOutcome } from '../retest/index.js';
+import { formatTimestamp, type RetestResult } from '../store/index.js';
+
+type Colours = ReturnType<typeof pc.createColors>;
+
+/** `[vuln_id] template-id target → matched | not matched (fixed) | error: reason`. */
+export function retestLine(outcome: RetestOutcome, colour: boolean): string {
+  const c = pc.createColors(colour);
+  const { finding } = outcome;
+  const head = `[${c.dim(finding.id)}] ${c.greenBright(finding.templateId)} ${outcome.target} → `;
+  return `${head}${verdictText(outcome, c)}`;
+}
+
+function verdictText(outcome: RetestOutcome, c: Colours): string {
+  const { verdict } = outcome;
+  switch (verdict.resultType) {
+    case 'matched': {
+      if (verdict.same) return c.red('matched');
+      const where = verdict.match['matched-at'] ?? '';
+      const values = verdict.match['extracted-results'] ?? [];
+      const shown = values.length === 0 ? '' : ` [${values.map((v) => JSON.stringify(v)).join(',')}]`;
+      return `${c.red('matched')} (now ${where}${shown})`;
+    }
+    case 'not_matched':
+      return c.green('not matched (fixed)');
+    case 'error':
+      return `${c.yellow('error')}: ${verdict.reason}`;
+  }
+}
+
+/** A recorded retest result as one JSON line: the fields and names of `GET /v1/retest`. */
+export function retestJson(result: RetestResult): string {
+  return JSON.stringify({
+    matcher_status: result.matcherStatus,
+    vuln_id: result.vulnId,
+    target: result.target,
+    template_url: result.templateUrl,
+    created_at: formatTimestamp(result.createdAt),
+    updated_at: formatTimestamp(result.updatedAt),
+    scan_id: result.scanId,
+    event: result.events.map((event) => JSON.parse(serializeEvent(event)) as unknown),
+    template_id: result.templateId,
+    template_path: result.templatePath,
+    template_encoded: result.templateEncoded,
+    result_type: result.resultType,
+    vuln_status: result.vulnStatus,
+  });
+}
+
+export interface RetestTally {
+  matched: number;
+  notMatched: number;
+  errors: number;
+}
+
+export interface RetestSummary {
+  readonly outcome: 'finished' | 'interrupted' | 'failed';
+  readonly findings: number;
+  readonly tally: RetestTally;
+  readonly requests: number;
+  readonly elapsedMs: number;
+}
+
+export function formatRetestSummary(summary: RetestSummary): string {
+  const { tally } = summary;
+  const done = tally.matched + tally.notMatched + tally.errors;
+  const elapsed = formatElapsed(summary.elapsedMs);
+  const heading =
+    summary.outcome === 'finished'
+      ? `retest finished in ${elapsed}`
+      : `retest ${summary.outcome} after ${elapsed}: ${done} of ${summary.findings} findings retested`;
+  const rows: [string, string][] = [
+    ['findings', String(summary.findings)],
+    ['matched', `${tally.matched}${tally.matched > 0 ? ' (open)' : ''}`],
+    ['not matched', `${tally.notMatched}${tally.notMatched > 0 ? ' (fixed)' : ''}`],
+    ['errors', `${tally.errors}${tally.errors > 0 ? ' (status unchanged)' : ''}`],
+    ['requests', String(summary.requests)],
+  ];
+  return `${heading}\n${rows.map(([name, value]) => `  ${name.padEnd(11)} ${value}\n`).join('')}`;
+}

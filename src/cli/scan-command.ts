@@ -1,0 +1,71 @@
+import { collect, collectList } from './collect.js';
+import type { CommandRegistrar } from './program.js';
+import type { ScanFlags } from './scan-options.js';
+import { dbOption, teamOption } from './store-options.js';
+
+const EXAMPLES = `
+nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
+-jsonl, -var, -timeout, -retries.
+
+Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
+ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
+probed as nuclei does: https:// when something answers over TLS, else http://.
+
+Secrets (-sf) are applied to every request whose host they match, redirects and
+absolute URLs included; dynamic secrets log in once, on first need (or before
+the scan with -ps). Secret values are shown as [REDACTED] everywhere unless
+--no-redact is given.
+
+Output: findings on stdout as "[template-id] [http] [severity] url [extracted]",
+or JSONL with -j; -o FILE writes them to a file as well (JSONL with -j). Notices,
+errors, the progress bar (on a terminal) and the summary go to stderr.
+
+Rescan: --rescan SCAN_ID runs the targets and templates of a stored scan again
+as a new scan (is_rescan, counted in the original's rescan_count), each
+template as the store kept its text; -sf, -H, -var, -c, -rl and the output
+flags apply as usual, -u/-l/--asset/-t are not taken.
+
+Exit status: 0 the scan ran (findings or not); 1 a usage or configuration error,
+found before any request; 2 the scan failed or was stopped with Ctrl-C (a second
+Ctrl-C quits at once).
+
+Examples:
+  $ keyhole scan -u https://app.example.com -t templates/ -sf secrets.yaml
+  $ keyhole scan -l hosts.txt -t http/exposures -j -o findings.jsonl
+  $ keyhole scan -u app.example.com -t login-checks/ -sf secrets.yaml -ps -rl 20 -c 10
+  $ keyhole scan -u https://app.example.com -t detect.yaml -H "X-Scan: keyhole" -var user=admin -ms
+  $ keyhole scan --rescan cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
+`;
+
+export const registerScan: CommandRegistrar = (program, io, setExit) => {
+  const command = program
+    .command('scan')
+    .description('scan targets with nuclei-format templates, authenticated by secret files')
+    .option('-u, --target <url>', 'target URL or host (repeatable)', collect)
+    .option('-l, --list <file>', 'file of targets, one per line')
+    .option('--asset <id>', 'targets of a stored asset list (repeatable)', collect)
+    .option('-t, --templates <path>', 'template file or folder, searched recursively (repeatable)', collect)
+    .option('--sf, --secret-file <files>', 'secret file; repeat or give a comma list (also -sf)', collectList)
+    .option('--ps, --prefetch-secrets', 'log in for every dynamic secret before the scan (also -ps)')
+    .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
+    .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
+    .option('-c, --concurrency <n>', 'template runs at once (default 25)')
+    .option('--rl, --rate-limit <n>', 'requests per second for the whole scan; 0: no limit (default 150)')
+    .option('--timeout <seconds>', 'time limit of one request (default 10)')
+    .option('--retries <n>', 'times a request that failed in transport is sent again (default 1)')
+    .option('-o, --output <file>', 'write findings to a file as well')
+    .option('-j, --jsonl', 'findings as JSONL (nuclei result events)')
+    .option('--silent', 'print findings only')
+    .option('--ms, --matcher-status', 'also print template runs that matched nothing')
+    .option('--no-redact', 'show secret values in output instead of [REDACTED]')
+    .option('--name <name>', 'name of the scan in the store (default: its first target)')
+    .option('--no-store', 'do not record the scan in the store')
+    .option('--rescan <scan-id>', "run a stored scan's targets and templates again, as a new scan")
+    .addOption(teamOption())
+    .addOption(dbOption())
+    .addHelpText('after', EXAMPLES);
+  command.action(async (flags: ScanFlags) => {
+    const { scanCommand } = await import('./scan.js');
+    setExit(await scanCommand(flags, io));
+  });
+};

@@ -1,0 +1,68 @@
+import { collectList } from './collect.js';
+import type { CommandRegistrar } from './program.js';
+import type { CommonOptions, MatchOptions } from './secrets.js';
+
+const VALIDATE_EXAMPLES = `
+Every problem is printed as file:line:col: field: message. References ({env: …},
+{file: …}, {cmd: […]}) are resolved, so commands in the file are run.
+
+Exit status: 0 when every file is valid (warnings allowed), 1 otherwise.
+
+Examples:
+  $ keyhole secrets validate secrets.yaml
+  $ keyhole secrets validate team.yaml personal.json --json
+  $ keyhole secrets validate secrets.yaml --templates-dir ~/nuclei-templates
+`;
+
+const MATCH_EXAMPLES = `
+For each URL, prints the entry that applies (file, section, index, type) and the
+headers, cookies and query parameters it would add, with values shown as
+[REDACTED] unless --reveal is given. Several -sf files act as one list in the
+order given.
+
+Examples:
+  $ keyhole secrets match -sf secrets.yaml https://app.example.com/admin
+  $ keyhole secrets match -sf team.yaml,personal.yaml https://api.example.com https://example.org:8443/
+  $ keyhole secrets match -sf secrets.yaml https://app.example.com --reveal --json
+`;
+
+export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
+  const secrets = program
+    .command('secrets')
+    .description('check secret files and see which secret a URL gets')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keyhole secrets validate secrets.yaml\n  $ keyhole secrets match -sf secrets.yaml https://app.example.com/\n',
+    );
+
+  secrets
+    .command('validate')
+    .description('check secret files and report every problem with its position')
+    .argument('<files...>', 'secret files (.yaml, .yml or .json)')
+    .option('--json', 'print the result as JSON')
+    .option('--templates-dir <dir>', 'where relative login template paths are looked up last')
+    .addHelpText('after', VALIDATE_EXAMPLES)
+    .action(async (files: string[], options: CommonOptions) => {
+      const { validate } = await import('./secrets.js');
+      setExit(await validate(files, options, io));
+    });
+
+  secrets
+    .command('match')
+    .description('show which secret each URL gets and what it adds to the request')
+    .argument('<urls...>', 'URLs (https:// is assumed when no scheme is given)')
+    .option(
+      '--sf, --secret-file <files>',
+      'secret file; repeat or give a comma list (also -sf)',
+      collectList,
+      [],
+    )
+    .option('--reveal', 'show secret values instead of [REDACTED]')
+    .option('--json', 'print the result as JSON')
+    .option('--templates-dir <dir>', 'where relative login template paths are looked up last')
+    .addHelpText('after', MATCH_EXAMPLES)
+    .action(async (urls: string[], options: MatchOptions) => {
+      const { match } = await import('./secrets.js');
+      setExit(await match(urls, options, io));
+    });
+};
