@@ -24,6 +24,7 @@ const SECRETS = {
   cookie: 'redact-cookie-9c0d',
   session: 'redact-session-1e2f',
   loginPassword: 'redact-login-3a4b',
+  commandLineHeader: 'redact-cli-5c6d',
 };
 
 /** Every form a secret may take in output: as is, base64 of the basic pair, percent- and form-encoded. */
@@ -153,6 +154,10 @@ async function scanEverything(...extra: string[]) {
     `password=${SECRETS.loginPassword}`,
     '-sf',
     'secrets.yaml',
+    '-H',
+    `X-Auth-Token: ${SECRETS.commandLineHeader}`,
+    '-H',
+    'X-Trace: visible-trace-42',
     '-ms',
     '-retries',
     '0',
@@ -181,6 +186,9 @@ describe('redaction of scan output', () => {
     expect(file).toContain('sid=[REDACTED]');
     expect(file).toContain('Cookie: [REDACTED]');
     expect(err).toContain(`http://127.0.0.2:${closedPort}/echo?q=1&token=[REDACTED]`);
+    // A credential given with -H is masked too; an ordinary -H header stays readable.
+    expect(file).toContain('X-Auth-Token: [REDACTED]');
+    expect(file).toContain('X-Trace: visible-trace-42');
     for (const [name, text] of Object.entries({ out, err, file })) {
       for (const secret of FORBIDDEN) expect(text, `${name} holds ${secret}`).not.toContain(secret);
     }
@@ -189,7 +197,13 @@ describe('redaction of scan output', () => {
   it('shows the values with --no-redact', async () => {
     const { out, err, file } = await scanEverything('--no-redact');
     const all = `${out}${err}${file}`;
-    for (const secret of [SECRETS.header, SECRETS.cookie, SECRETS.session, SECRETS.loginPassword])
+    for (const secret of [
+      SECRETS.header,
+      SECRETS.cookie,
+      SECRETS.session,
+      SECRETS.loginPassword,
+      SECRETS.commandLineHeader,
+    ])
       expect(all).toContain(secret);
     expect(file).toContain(Buffer.from(`${SECRETS.user}:${SECRETS.password}`).toString('base64'));
     expect(err).toContain(encodeURIComponent(SECRETS.query));

@@ -96,6 +96,7 @@ export async function withScanSession<T>(
       },
     });
     const redactor = secrets?.redactor ?? new Redactor();
+    for (const [name, value] of config.headers) redactor.registerHeader(name, value);
     const redact = config.redact ? (text: string) => redactor.redact(text) : undefined;
     const resolver =
       secrets === undefined

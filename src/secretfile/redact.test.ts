@@ -56,4 +56,36 @@ describe('Redactor', () => {
   it('leaves text alone when nothing is registered', () => {
     expect(new Redactor().redact('plain')).toBe('plain');
   });
+
+  describe('registerHeader (values given with -H)', () => {
+    it('masks an Authorization header, whole and by its credential after the scheme', () => {
+      const r = new Redactor();
+      r.registerHeader('Authorization', 'Bearer eyJhbGciOi.payload.sig');
+      expect(r.redact('Authorization: Bearer eyJhbGciOi.payload.sig')).toBe('Authorization: [REDACTED]');
+      expect(r.redact('token=eyJhbGciOi.payload.sig')).toBe('token=[REDACTED]');
+    });
+
+    it('masks the values of API-key, token and session headers whatever their case', () => {
+      const r = new Redactor();
+      r.registerHeader('X-API-Key', 'key-123456');
+      r.registerHeader('x-auth-token', 'tok-abcdef');
+      r.registerHeader('X-Session', 'sess-7777');
+      expect(r.redact('key-123456 tok-abcdef sess-7777')).toBe('[REDACTED] [REDACTED] [REDACTED]');
+    });
+
+    it('masks each cookie value of a Cookie header, values with = included', () => {
+      const r = new Redactor();
+      r.registerHeader('Cookie', 'sid=abc123def; jwt=eyJ0eXAi==; lang=en');
+      expect(r.redact('Set-Cookie: sid=abc123def\njwt=eyJ0eXAi==')).toBe(
+        'Set-Cookie: sid=[REDACTED]\njwt=[REDACTED]',
+      );
+    });
+
+    it('leaves ordinary headers readable', () => {
+      const r = new Redactor();
+      r.registerHeader('User-Agent', 'Mozilla/5.0 keyhole');
+      r.registerHeader('Accept', 'application/json');
+      expect(r.size).toBe(0);
+    });
+  });
 });

@@ -51,6 +51,26 @@ export class Redactor {
     }
   }
 
+  /**
+   * Registers the value of a header given on the command line (`-H`) when its name says it carries
+   * a credential: the whole value, the credential after an auth scheme (`Bearer xyz` → `xyz`), and
+   * each cookie value of a `Cookie` header. Other headers (`User-Agent`, `Accept`) stay readable.
+   */
+  registerHeader(name: string, value: string): void {
+    const lower = name.toLowerCase();
+    if (lower === 'cookie') {
+      for (const pair of value.split(';')) {
+        const eq = pair.indexOf('=');
+        this.register((eq < 0 ? pair : pair.slice(eq + 1)).trim());
+      }
+      return;
+    }
+    if (!CREDENTIAL_HEADER.test(lower)) return;
+    this.register(value.trim());
+    const scheme = AUTH_SCHEME.exec(value);
+    if (scheme?.[1] !== undefined) this.register(scheme[1]);
+  }
+
   /** `text` with every registered value replaced by `[REDACTED]` (longest values first). */
   redact(text: string): string {
     if (this.values.size === 0) return text;
@@ -74,6 +94,12 @@ export class Redactor {
     this.pattern = undefined;
   }
 }
+
+/** Header names that carry credentials by convention (Authorization, X-API-Key, X-Auth-Token, …). */
+const CREDENTIAL_HEADER = /auth|token|secret|api-?key|apikey|session|passw|credential|csrf|xsrf|signature/;
+
+/** `Scheme credential` as in `Authorization: Bearer xyz`: the credential part. */
+const AUTH_SCHEME = /^\s*[A-Za-z][\w-]*\s+(\S.*?)\s*$/;
 
 function derivedForms(value: string): string[] {
   const forms = [value, encodeQueryComponent(value), JSON.stringify(value).slice(1, -1)];
