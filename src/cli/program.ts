@@ -6,6 +6,7 @@ import { ExitCode, UserError } from './exit.js';
 import { registerImportCommand } from './import-command.js';
 import type { CliIo } from './io.js';
 import { registerKeyCommands } from './keys-command.js';
+import { registerResultCommands } from './results-command.js';
 import { registerRetest } from './retest-command.js';
 import { registerScan } from './scan-command.js';
 import { registerSecrets } from './secrets-command.js';
@@ -26,6 +27,7 @@ const registrars: readonly CommandRegistrar[] = [
   registerTemplates,
   registerImportCommand,
   registerAssetCommands,
+  registerResultCommands,
   registerRetest,
   registerKeyCommands,
   registerServeCommand,

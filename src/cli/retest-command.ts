@@ -21,7 +21,8 @@ target share one run; a dynamic secret logs in once for all of them.
 Secrets are not stored: give the secret files the scan used with -sf (and the
 -var values it needed). Without -sf, findings whose stored request shows
 [REDACTED] are refused: retested without their login they would look fixed.
-Vuln ids are printed by keyhole retest --scan and served by GET /v1/retest.
+Vuln ids are listed by keyhole findings list --scan ID, printed by keyhole
+retest --scan and served by GET /v1/retest.
 
 Output: a line per finding on stdout,
   [vuln_id] template-id target → matched | not matched (fixed) | error: reason

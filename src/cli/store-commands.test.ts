@@ -150,6 +150,96 @@ describe.each(ENGINES)('store commands on $engine', ({ create }) => {
     expect(result.out).toContain('3 bad lines');
   });
 
+  it('lists scans and their findings with vuln ids, and triages findings by id', async () => {
+    const imported = await keyhole('import', FIXTURE, '--name', 'triage', '--team', 'triagers');
+    const scanId = /scan ([0-9a-v]{20})/.exec(imported.out)?.[1] ?? '';
+    const scans = await keyhole('scans', 'list', '--team', 'triagers', '--status', 'uploaded');
+    expect(scans.code).toBe(0);
+    expect(scans.out).toMatch(new RegExp(`${scanId}\\s+triage\\s+uploaded\\s+100%\\s+1/1/1/2/2`));
+    expect((await keyhole('scans', 'list', '--team', 'triagers', '--status', 'running')).out).not.toContain(
+      scanId,
+    );
+
+    const listed = await keyhole('findings', 'list', '--scan', scanId, '--team', 'triagers', '--json');
+    const findings = listed.out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(findings).toHaveLength(8);
+    const critical = findings.filter((f) => f.severity === 'critical');
+    expect(critical).toHaveLength(1);
+    expect(critical[0]).toMatchObject({
+      scan_id: scanId,
+      vuln_status: 'open',
+      template_id: 'CVE-2021-41773',
+    });
+
+    const vulnId = critical[0].vuln_id;
+    const set = await keyhole('findings', 'set-status', 'false_positive', vulnId, '--team', 'triagers');
+    expect(set.out).toContain('1 finding set to false_positive');
+    const table = await keyhole(
+      'findings',
+      'list',
+      '--scan',
+      scanId,
+      '--team',
+      'triagers',
+      '--status',
+      'false_positive',
+    );
+    expect(table.out).toMatch(
+      new RegExp(`^VULN_ID.*\\n${vulnId}\\s+critical\\s+false_positive\\s+CVE-2021-41773\\s+http`),
+    );
+    expect(table.out.trim().split('\n')).toHaveLength(2);
+  });
+
+  it("refuses unknown statuses, unknown ids and another team's scan, changing nothing", async () => {
+    const imported = await keyhole('import', FIXTURE, '--name', 'private', '--team', 'owners');
+    const scanId = /scan ([0-9a-v]{20})/.exec(imported.out)?.[1] ?? '';
+    const vulnId = JSON.parse(
+      (await keyhole('findings', 'list', '--scan', scanId, '--team', 'owners', '--json')).out.split(
+        '\n',
+      )[0] ?? '',
+    ).vuln_id;
+
+    const otherTeam = await keyhole('findings', 'list', '--scan', scanId, '--team', 'intruders');
+    expect(otherTeam.code).toBe(1);
+    expect(otherTeam.err).toContain(`team "intruders" has no scan with the id ${scanId}`);
+    const stolen = await keyhole('findings', 'set-status', 'fixed', vulnId, '--team', 'intruders');
+    expect(stolen.code).toBe(1);
+    const partial = await keyhole(
+      'findings',
+      'set-status',
+      'fixed',
+      vulnId,
+      'nosuchfinding',
+      '--team',
+      'owners',
+    );
+    expect(partial.code).toBe(1);
+    expect(partial.err).toContain('no finding with the id nosuchfinding; nothing changed');
+    const badStatus = await keyhole('findings', 'set-status', 'closed', vulnId, '--team', 'owners');
+    expect(badStatus.err).toContain('unknown status "closed"; use one of open, fixed, false_positive');
+    const badFilter = await keyhole('scans', 'list', '--status', 'done');
+    expect(badFilter.err).toContain('--status: unknown value "done"; use a comma list of');
+    expect((await keyhole('scans', 'list', '--limit', '0')).err).toContain(
+      '--limit: expected a whole number',
+    );
+
+    const after = await keyhole(
+      'findings',
+      'list',
+      '--scan',
+      scanId,
+      '--team',
+      'owners',
+      '--status',
+      'open',
+      '--json',
+    );
+    expect(after.out.trim().split('\n')).toHaveLength(8);
+  });
+
   it('uploads an asset list, refusing a list with bad lines unless told to skip them', async () => {
     const file = join(dir, 'hosts.txt');
     await writeFile(file, '# prod\nhttps://app.test\napp.test:8443\nnot a host\n10.0.0.1\n10.0.0.1\n');

@@ -1,0 +1,82 @@
+import { Option } from 'commander';
+import type { CommandRegistrar } from './program.js';
+import { dbOption, teamOption } from './store-options.js';
+
+const SCANS_HELP = `
+Newest first. FINDINGS counts findings by severity: critical/high/medium/low/info.
+
+Examples:
+  keyhole scans list
+  keyhole scans list --status running,failed --search nightly
+  keyhole scans list --json | jq -r '.scan_id'
+`;
+
+const FINDINGS_HELP = `
+The VULN_ID column is what keyhole retest and keyhole findings set-status take.
+
+Examples:
+  keyhole findings list --scan cn5r7t3kd0ssm6bh1f2g
+  keyhole findings list --scan cn5r7t3kd0ssm6bh1f2g --severity critical,high --status open
+  keyhole findings list --scan cn5r7t3kd0ssm6bh1f2g --json | jq -r '.vuln_id'
+`;
+
+const STATUS_HELP = `
+Statuses: open, fixed, false_positive, duplicate, fix_in_progress, accepted_risk,
+triaged. keyhole retest also sets open or fixed from what the re-run finds.
+
+Example:
+  keyhole findings set-status false_positive cn5r8a3kd0ssm6bh1f30 cn5r8a3kd0ssm6bh1f3g
+`;
+
+/** `keyhole scans list`, `keyhole findings list|set-status`: the store's results from the terminal. */
+export const registerResultCommands: CommandRegistrar = (program, io) => {
+  const scans = program.command('scans').description('scans kept in the store');
+  scans
+    .command('list')
+    .description("list the team's scans, newest first")
+    .option(
+      '--status <statuses>',
+      'only these statuses (comma list: queued, starting, running, finished, failed, uploaded)',
+    )
+    .option('--search <text>', 'only scans whose name contains this text (case-insensitive)')
+    .addOption(new Option('--limit <n>', 'at most this many scans (1–1000)').default('50'))
+    .option('--json', 'one JSON object per scan and line')
+    .addOption(teamOption())
+    .addOption(dbOption())
+    .addHelpText('after', SCANS_HELP)
+    .action(async (options) => {
+      const { listScans } = await import('./results-actions.js');
+      await listScans(options, io);
+    });
+
+  const findings = program.command('findings').description('findings kept in the store');
+  findings
+    .command('list')
+    .description("list a scan's findings with their vuln ids")
+    .requiredOption('--scan <scan-id>', 'the scan whose findings to list')
+    .option(
+      '--severity <severities>',
+      'only these severities (comma list: critical, high, medium, low, info, unknown)',
+    )
+    .option('--status <statuses>', 'only these vuln statuses (comma list, e.g. open,triaged)')
+    .option('--json', 'one JSON object per finding and line')
+    .addOption(teamOption())
+    .addOption(dbOption())
+    .addHelpText('after', FINDINGS_HELP)
+    .action(async (options) => {
+      const { listFindings } = await import('./results-actions.js');
+      await listFindings(options, io);
+    });
+  findings
+    .command('set-status')
+    .description('triage: set the vuln status of findings')
+    .argument('<status>', 'the new status')
+    .argument('<vuln-ids...>', 'vuln ids of the findings')
+    .addOption(teamOption())
+    .addOption(dbOption())
+    .addHelpText('after', STATUS_HELP)
+    .action(async (status: string, vulnIds: string[], options) => {
+      const { setFindingStatus } = await import('./results-actions.js');
+      await setFindingStatus(status, vulnIds, options, io);
+    });
+};
