@@ -51,7 +51,11 @@ async function main() {
   }
   const scratch = await mkdtemp(join(tmpdir(), 'keyhole-demo-'));
   try {
-    return await demo(app, basePort === DEFAULT_BASE_PORT ? SECRETS : await adaptedSecrets(app, scratch));
+    return await demo(
+      app,
+      basePort === DEFAULT_BASE_PORT ? SECRETS : await adaptedSecrets(app, scratch),
+      scratch,
+    );
   } finally {
     await app.close();
     await rm(scratch, { recursive: true, force: true });
@@ -76,7 +80,7 @@ function parseBasePort() {
 
 const anyPorts = () => Object.fromEntries(AREAS.map((area) => [area.key, 0]));
 
-async function demo(app, secrets) {
+async function demo(app, secrets, scratch) {
   console.log(bold('The demo app: five areas, each behind its own kind of login (examples/demo-app)'));
   for (const area of AREAS) {
     console.log(`  ${app.urls[area.key]}  ${area.name.padEnd(18)} ${dim(area.auth)}`);
@@ -90,8 +94,11 @@ async function demo(app, secrets) {
   const targets = AREAS.flatMap((area) => ['-u', app.urls[area.key]]);
   console.log();
   console.log(bold('1. With the secret file: keyhole logs in to each area and finds what lies behind'));
-  const withSecrets = await keyhole(['scan', '-sf', secrets, '-t', TEMPLATES, ...targets, '--name', 'demo']);
-  const found = findingsOf(withSecrets.stdout);
+  const withSecrets = await keyhole(
+    ['scan', '-sf', secrets, '-t', TEMPLATES, ...targets, '--name', 'demo'],
+    scratch,
+  );
+  const found = withSecrets.findings;
   const missing = AREAS.filter((area) => !isFound(found, app, area.key));
   if (withSecrets.code !== 0) return fail(`keyhole scan exited with status ${withSecrets.code}`);
   if (missing.length > 0) {
@@ -103,8 +110,8 @@ async function demo(app, secrets) {
 
   console.log();
   console.log(bold('2. The same scan without the secret file: every area turns the scanner away'));
-  const withoutSecrets = await keyhole(['scan', '-t', TEMPLATES, ...targets, '--no-store']);
-  const leaked = AREAS.filter((area) => isFound(findingsOf(withoutSecrets.stdout), app, area.key));
+  const withoutSecrets = await keyhole(['scan', '-t', TEMPLATES, ...targets, '--no-store'], scratch);
+  const leaked = AREAS.filter((area) => isFound(withoutSecrets.findings, app, area.key));
   if (withoutSecrets.code !== 0) return fail(`keyhole scan exited with status ${withoutSecrets.code}`);
   if (leaked.length > 0) {
     return fail(`found without the secret file: ${leaked.map((a) => EXPECTED[a.key]).join(', ')}`);
@@ -119,6 +126,7 @@ async function demo(app, secrets) {
       `${cli} secrets match -sf ${SECRETS} http://127.0.0.1:${DEFAULT_PORTS.query}/reports`,
       'what a URL gets',
     ],
+    [`${cli} scans list --search demo`, 'the stored scan; its findings: findings list --scan SCAN_ID'],
     [`API_KEY=$(${cli} keys create --name me) && ${cli} serve`, 'the results API; in another terminal:'],
     [`curl -H "X-API-Key: $API_KEY" 'http://127.0.0.1:8080/v1/scans?search=demo'`, ''],
   ]) {
@@ -159,20 +167,23 @@ async function adaptedSecrets(app, scratch) {
   return path;
 }
 
-/** Runs keyhole, showing its output as it comes; resolves to its exit code and standard output. */
-function keyhole(args) {
+/**
+ * Runs keyhole with the terminal as its output, so that what it prints shows as it comes and in
+ * order (colours included). With `scratch`, it also writes its findings to a file there
+ * (`-o`), which is how the demo checks them; resolves to the exit code and those findings.
+ */
+async function keyhole(args, scratch) {
   console.log(`$ keyhole ${args.join(' ')}`);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [KEYHOLE, ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      process.stdout.write(chunk);
-    });
+  const output = scratch === undefined ? undefined : join(scratch, `findings-${Date.now()}.jsonl`);
+  const code = await new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [KEYHOLE, ...args, ...(output === undefined ? [] : ['-o', output])],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
     const timer = setTimeout(() => {
       console.error(red(`keyhole did not finish within ${SCAN_TIMEOUT_MS / 1000} s; stopping it`));
       child.kill();
@@ -180,22 +191,23 @@ function keyhole(args) {
     child.on('error', (error) => {
       clearTimeout(timer);
       console.error(`${red('error:')} cannot run keyhole: ${error.message}`);
-      resolve({ code: 1, stdout });
+      resolve(1);
     });
-    child.on('close', (code) => {
+    child.on('close', (status) => {
       clearTimeout(timer);
-      resolve({ code: code ?? 1, stdout });
+      resolve(status ?? 1);
     });
   });
+  return { code, findings: output === undefined ? [] : await findingsIn(output) };
 }
 
 /**
- * The findings of keyhole's console output, lines of the form
+ * The findings keyhole wrote to a file (none when it wrote no file): console lines of the form
  * `[template-id] [http] [severity] matched-at …` (`[template-id:name]` for a named matcher or extractor).
  */
-function findingsOf(stdout) {
-  const plain = stdout.replace(/\u001b\[[0-9;]*m/g, '');
-  const lines = plain.matchAll(/^\[([\w-]+)(?::[^\]]*)?\] \[http\] \[(\w+)\] (\S+)/gm);
+async function findingsIn(path) {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const lines = text.matchAll(/^\[([\w-]+)(?::[^\]]*)?\] \[http\] \[(\w+)\] (\S+)/gm);
   return [...lines].map(([, template, severity, at]) => ({ template, severity, at }));
 }
 
