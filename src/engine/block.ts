@@ -49,6 +49,8 @@ export interface RunState {
   requests: number;
   aborted: boolean;
   lastStatus: number | undefined;
+  /** Why the flow ended before its end, or named a block that does not exist. */
+  flowError: string | undefined;
   /** The last evaluated response that produced no finding (for `-ms`). */
   lastUnmatched: ResponseFacts | undefined;
   readonly targetVariableCache: Map<string, Record<string, string>>;

@@ -20,6 +20,7 @@ export {
   DEFAULT_USER_AGENT,
   type Destination,
   type EvaluatedResponse,
+  type FlowRunLimits,
   type RequestAuthorizer,
   type RequestFailure,
   type RequestOutcome,

@@ -5,7 +5,6 @@
  */
 import { CookieJar } from '../http/index.js';
 import {
-  type FlowExpression,
   newRandstr,
   type ParsedTemplate,
   parseTargetUrl,
@@ -17,6 +16,7 @@ import {
 import { type RunState, runBlock } from './block.js';
 import { compiledVariables } from './compiled.js';
 import { eventInfo, failureEvent, inputFields, rfc3339 } from './event.js';
+import { runFlow } from './flow.js';
 import { evaluateTemplateVariables, type Value } from './scope.js';
 import type { RunOptions, TemplateRun } from './types.js';
 
@@ -36,7 +36,7 @@ export async function runTemplate(
   const parsedTarget = parseInput(template, target);
   const state = initialState(template, parsedTarget, target ?? '', options);
   if (template.flow !== undefined) {
-    await evaluateFlow(state, template, template.flow.expression);
+    await runFlow(state, template);
   } else {
     for (const block of template.http) {
       if (state.aborted || options.signal?.aborted === true) {
@@ -66,6 +66,7 @@ export async function runTemplate(
     skipped: state.skipped,
     aborted: state.aborted,
     ...(state.lastStatus === undefined ? {} : { lastStatus: state.lastStatus }),
+    ...(state.flowError === undefined ? {} : { flowError: state.flowError }),
   };
 }
 
@@ -125,36 +126,8 @@ function initialState(
     requests: 0,
     aborted: false,
     lastStatus: undefined,
+    flowError: undefined,
     lastUnmatched: undefined,
     targetVariableCache: new Map(),
   };
-}
-
-/** `http(1) && http(2)`: each call runs its block once and is true as nuclei's flow defines it. */
-async function evaluateFlow(
-  state: RunState,
-  template: Template,
-  expression: FlowExpression,
-): Promise<boolean> {
-  if (state.aborted || state.options.signal?.aborted === true) {
-    state.aborted = true;
-    return false;
-  }
-  switch (expression.kind) {
-    case 'http': {
-      const block = template.http[expression.block];
-      if (block === undefined) return false;
-      return (await runBlock(state, block)).flowValue;
-    }
-    case 'and':
-      return (
-        (await evaluateFlow(state, template, expression.left)) &&
-        (await evaluateFlow(state, template, expression.right))
-      );
-    case 'or':
-      return (
-        (await evaluateFlow(state, template, expression.left)) ||
-        (await evaluateFlow(state, template, expression.right))
-      );
-  }
 }

@@ -1,3 +1,4 @@
+import type { FlowLimits } from '../flow/index.js';
 import type {
   HeaderList,
   HttpRequest,
@@ -80,6 +81,15 @@ export interface RunOptions {
   readonly userAgent?: string;
   /** Clock for `timestamp` (default: now). */
   readonly now?: () => Date;
+  /** Limits of a JavaScript `flow:` (defaults: {@link DEFAULT_FLOW_LIMITS}, 10,000 block runs). */
+  readonly flowLimits?: Partial<FlowRunLimits>;
+  /** Called with what a flow's `log(…)` prints (debugging; it may show secret values). */
+  readonly onFlowLog?: (message: string) => void;
+}
+
+export interface FlowRunLimits extends FlowLimits {
+  /** Most `http(…)` block runs in one flow run. */
+  readonly blockRuns: number;
 }
 
 export const DEFAULT_USER_AGENT =
@@ -133,4 +143,6 @@ export interface TemplateRun {
   readonly aborted: boolean;
   /** Status of the last response received, if any. */
   readonly lastStatus?: number;
+  /** The flow stopped with an error (an exception, a limit reached) or named no block. */
+  readonly flowError?: string;
 }

@@ -14,9 +14,9 @@ type Token =
   | { kind: 'number' | 'string'; value: string };
 
 /**
- * Parses the part of nuclei's JavaScript `flow:` that keyhole runs: `http(N)` / `http("id")` calls
- * combined with `&&`, `||` and parentheses (a trailing `;` allowed). Returns undefined for anything
- * else (loops, variables, other protocols, helper calls), which makes the template unsupported.
+ * Parses the plainest `flow:`, `http(N)` / `http("id")` calls combined with `&&`, `||` and
+ * parentheses (a trailing `;` allowed), which runs without a script engine. Returns undefined for
+ * anything else (loops, variables, helper calls), which runs as JavaScript.
  */
 export function parseFlow(source: string): FlowSyntax | undefined {
   const tokens = tokenize(source);
@@ -121,4 +121,17 @@ export function resolveFlow(
   const right = resolveFlow(syntax.right, blockIds);
   if ('bad' in right) return right;
   return { kind: syntax.kind, left, right };
+}
+
+/**
+ * The 0-based block a flow's `http(ref)` runs, `ref` being the argument as text (`"2"`, `"login"`).
+ * nuclei fills one lookup per protocol, block by block, with the block's id and then its 1-based
+ * index, so a later entry wins over an earlier one with the same key.
+ */
+export function flowBlockIndex(ref: string, blockIds: readonly (string | undefined)[]): number | undefined {
+  let found: number | undefined;
+  blockIds.forEach((id, index) => {
+    if (id === ref || String(index + 1) === ref) found = index;
+  });
+  return found;
 }

@@ -1,5 +1,6 @@
 export type { UnsupportedFeature } from './context.js';
-export { type FlowRef, type FlowSyntax, parseFlow } from './flow.js';
+export { type FlowRef, type FlowSyntax, flowBlockIndex, parseFlow } from './flow.js';
+export { analyseFlowScript, FLOW_PROTOCOLS, type FlowCall, type FlowScriptAnalysis } from './flow-script.js';
 export { TEMPLATE_ID } from './info.js';
 export {
   CLASSIFICATION_KEYS,

@@ -65,12 +65,15 @@ export interface Variable extends TemplateText {
 }
 
 /**
- * `flow:` reduced to what keyhole runs: `http(N)` calls (1-based index or block `id`) combined with
- * `&&`, `||` and parentheses. Anything else in a flow is an unsupported feature.
+ * `flow:`: nuclei's JavaScript that orders the blocks (`http(N)`, `set`, `iterate`, `template[…]`).
+ * It has been checked to compile and to call no protocol but `http`, with literal block references
+ * that exist. A flow of `http(N)` calls joined by `&&` / `||` also has its `expression`, which runs
+ * without a script engine.
  */
 export interface Flow {
+  /** The JavaScript as written. */
   readonly source: string;
-  readonly expression: FlowExpression;
+  readonly expression?: FlowExpression;
 }
 
 export type FlowExpression =

@@ -219,7 +219,7 @@ describe('variables and flow', () => {
 
   it('accepts ||, parentheses and block ids', () => {
     const t = ok(`${HEADER}flow: (http("first") || http(2)) && http(1);\n${twoBlocks}`);
-    expect(t.flow?.expression.kind).toBe('and');
+    expect(t.flow?.expression?.kind).toBe('and');
   });
 
   it('reports a flow that names a block that does not exist', () => {
@@ -228,10 +228,29 @@ describe('variables and flow', () => {
     );
   });
 
-  it('marks JavaScript flows as unsupported', () => {
-    expect(unsupported(`${HEADER}flow: |\n  for (let x of iterate(list)) { http(1) }\n${twoBlocks}`)).toEqual(
-      ['5:7 flow beyond http(N) joined with && and ||'],
+  it('keeps a JavaScript flow as its source, with no chain expression', () => {
+    const flow = 'http(1)\n  for (let x of iterate(template.ids)) {\n    set("x", x)\n    http("first")\n  }';
+    const t = ok(`${HEADER}flow: |\n  ${flow}\n${twoBlocks}`);
+    expect(t.flow?.source).toBe(`${flow.replaceAll('\n  ', '\n')}\n`);
+    expect(t.flow?.expression).toBeUndefined();
+  });
+
+  it('reports a flow that is not valid JavaScript with its line and column', () => {
+    expect(errors(`${HEADER}flow: |\n  http(1)\n  if (http(2) {\n    http(1)\n  }\n${twoBlocks}`)[0]).toMatch(
+      /^t\.yaml:7:15: flow: the flow is not valid JavaScript: Unexpected token/,
     );
+  });
+
+  it('reports a literal http() reference in a JavaScript flow that names no block', () => {
+    expect(errors(`${HEADER}flow: |\n  if (http(1)) {\n    http("second")\n  }\n${twoBlocks}`)[0]).toMatch(
+      /^t\.yaml:7:5: flow: http\("second"\) names no request block; the template has 2/,
+    );
+  });
+
+  it('marks flows that call other protocols as unsupported, by name', () => {
+    expect(
+      unsupported(`${HEADER}flow: |\n  dns()\n  for (let x of iterate(list)) { tcp(1) }\n${twoBlocks}`),
+    ).toEqual(['6:3 flow calling dns()', '7:34 flow calling tcp()']);
   });
 });
 

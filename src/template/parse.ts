@@ -5,13 +5,15 @@ import {
   type MapEntry,
   type MapNode,
   type Path,
+  type Position,
   parseSource,
   type ScalarNode,
   type SourceNode,
   sortDiagnostics,
 } from '../source/index.js';
 import { ParseContext, type UnsupportedFeature } from './context.js';
-import { parseFlow, resolveFlow } from './flow.js';
+import { flowBlockIndex, parseFlow, resolveFlow } from './flow.js';
+import { analyseFlowScript } from './flow-script.js';
 import { decodeId, decodeInfo } from './info.js';
 import { HTTP_KEYS, TEMPLATE_KEYS } from './keys.js';
 import {
@@ -29,6 +31,7 @@ import {
 } from './model.js';
 import { compileBlockOperators, decodeOperators } from './operators.js';
 import { combinationCount, decodePayloads, type PayloadFileReader } from './payloads.js';
+import { positionInScalar } from './placeholders.js';
 import { parseRawRequest, RawRequestError } from './raw.js';
 import { parseTargetUrl, type TargetUrl } from './target.js';
 import { compileScalar, EMPTY_TEXT } from './texts.js';
@@ -205,29 +208,48 @@ function decodeVariables(ctx: ParseContext, entry: MapEntry | undefined): Variab
 }
 
 function decodeFlow(ctx: ParseContext, entry: MapEntry, blocks: readonly HttpBlock[]): Flow | undefined {
-  const source = ctx.string(entry.value, ['flow'], 'a flow expression such as "http(1) && http(2)"');
-  if (source === undefined) return undefined;
-  const syntax = parseFlow(source);
-  if (syntax === undefined) {
-    ctx.markUnsupported('flow beyond http(N) joined with && and ||', entry.value.pos, ['flow']);
-    return undefined;
-  }
-  const expression = resolveFlow(
-    syntax,
-    blocks.map((b) => b.id),
-  );
-  if ('bad' in expression) {
-    const ref = expression.bad;
-    const what = ref.kind === 'index' ? `http(${ref.index})` : `http("${ref.id}")`;
+  const node = ctx.decode.scalar(entry.value, ['flow'], 'JavaScript such as "http(1) && http(2)"');
+  if (node === undefined) return undefined;
+  const source = node.text;
+  const ids = blocks.map((b) => b.id);
+  const badRef = (what: string, pos: Position): void =>
     ctx.error(
-      entry.value.pos,
+      pos,
       ['flow'],
       `${what} names no request block; the template has ${blocks.length} (http(1) to http(${blocks.length})` +
-        `${blocks.some((b) => b.id !== undefined) ? ' or their ids' : ''})`,
+        `${ids.some((id) => id !== undefined) ? ' or their ids' : ''})`,
+    );
+  const syntax = parseFlow(source);
+  if (syntax !== undefined) {
+    const expression = resolveFlow(syntax, ids);
+    if (!('bad' in expression)) return { source, expression };
+    const ref = expression.bad;
+    badRef(ref.kind === 'index' ? `http(${ref.index})` : `http("${ref.id}")`, entry.value.pos);
+    return undefined;
+  }
+  const analysis = analyseFlowScript(source);
+  if (analysis.kind === 'syntax-error') {
+    ctx.error(
+      positionInScalar(node, analysis.offset, ctx.text),
+      ['flow'],
+      `the flow is not valid JavaScript: ${analysis.message}`,
     );
     return undefined;
   }
-  return { source, expression };
+  let valid = true;
+  for (const call of analysis.calls) {
+    const pos = positionInScalar(node, call.offset, ctx.text);
+    if (call.protocol !== 'http') {
+      ctx.markUnsupported(`flow calling ${call.protocol}()`, pos, ['flow']);
+      continue;
+    }
+    for (const ref of call.refs ?? []) {
+      if (flowBlockIndex(ref, ids) !== undefined) continue;
+      badRef(`http(${JSON.stringify(ref)})`, pos);
+      valid = false;
+    }
+  }
+  return valid ? { source } : undefined;
 }
 
 /** Example target used to check the shape of raw requests when the template is read. */

@@ -1,0 +1,10 @@
+/** The sandbox that runs a template's `flow:` JavaScript. */
+export {
+  DEFAULT_FLOW_LIMITS,
+  type FlowHost,
+  FlowHostError,
+  type FlowLimits,
+  type FlowOutcome,
+  type FlowValue,
+  runFlowScript,
+} from './sandbox.js';

@@ -1,0 +1,274 @@
+/**
+ * Runs a template's `flow:` JavaScript in a sandbox. The script runs in QuickJS compiled to
+ * WebAssembly (quickjs-emscripten): its own heap and interpreter, with nothing of Node in reach (no
+ * require, process, fs or network), a memory limit, a stack limit and an interrupt handler that ends
+ * it after a CPU budget or when the scan is stopped. node:vm shares the host's heap and event loop,
+ * so it is no sandbox; isolated-vm needs a native build. The asyncify build lets the script's
+ * synchronous `http(1)` wait for the engine's request.
+ */
+import {
+  newQuickJSAsyncWASMModuleFromVariant,
+  type QuickJSAsyncContext,
+  type QuickJSAsyncWASMModule,
+  type QuickJSHandle,
+} from 'quickjs-emscripten-core';
+
+/** A value passed between the script and the engine. */
+export type FlowValue = string | number | boolean | null | readonly FlowValue[];
+
+/** What the script reaches: every function it calls ends here, nowhere else. */
+export interface FlowHost {
+  /** `http(…)`: runs the blocks `refs` names (all blocks when empty); true when one matched. */
+  http(refs: readonly string[]): Promise<boolean>;
+  /** `set(name, value)`. */
+  set(name: string, value: FlowValue): void;
+  /** `template[name]`: undefined when the name is not in the template context. */
+  get(name: string): FlowValue | undefined;
+  /** The names in the template context. */
+  names(): readonly string[];
+  /** `log(…)`, the value made text. */
+  log(message: string): void;
+}
+
+export interface FlowLimits {
+  /** Time the script itself may run, requests not counted. */
+  readonly cpuMs: number;
+  readonly memoryBytes: number;
+  readonly stackBytes: number;
+}
+
+export const DEFAULT_FLOW_LIMITS: FlowLimits = {
+  cpuMs: 2_000,
+  memoryBytes: 64 * 1024 * 1024,
+  stackBytes: 256 * 1024,
+};
+
+export type FlowOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly aborted: boolean; readonly message: string };
+
+/** An error a host function raises in the script (a limit reached): the script may not go on. */
+export class FlowHostError extends Error {
+  override readonly name = 'FlowHostError';
+}
+
+/** The script's environment, built from the host functions; `__host` is removed before the flow runs. */
+const PRELUDE = `(function (host) {
+  const toText = (value) => {
+    if (typeof value === 'string') return value;
+    if (value === undefined) return 'undefined';
+    try { return JSON.stringify(value, null, 2); } catch (e) { return String(value); }
+  };
+  globalThis.http = function (...refs) { return host.http(refs.map((ref) => String(ref))); };
+  globalThis.set = function (name, value) { host.set(String(name), value === undefined ? null : value); return null; };
+  globalThis.log = function (value) { host.log(toText(value)); return value; };
+  globalThis.iterate = function (...values) {
+    const out = [];
+    for (const value of values) {
+      if (value === null || value === undefined) continue;
+      if (Array.isArray(value)) out.push(...value); else out.push(value);
+    }
+    return out;
+  };
+  globalThis.Dedupe = class Dedupe {
+    constructor() { this.seen = new Set(); }
+    Add(...values) { for (const value of iterate(...values)) this.seen.add(value); }
+    Values() { return [...this.seen]; }
+  };
+  globalThis.template = new Proxy({}, {
+    get: (_, name) => (typeof name === 'string' ? host.get(name) : undefined),
+    has: (_, name) => typeof name === 'string' && host.names().includes(name),
+    ownKeys: () => host.names(),
+    getOwnPropertyDescriptor: (_, name) =>
+      typeof name === 'string' && host.names().includes(name)
+        ? { value: host.get(name), enumerable: true, configurable: true, writable: false }
+        : undefined,
+    set: () => false,
+  });
+})(globalThis.__host);
+delete globalThis.__host;`;
+
+/** Modules ready for another run (one asyncified call may be in flight per module). */
+const idle: QuickJSAsyncWASMModule[] = [];
+const MAX_IDLE = 4;
+
+/**
+ * Runs `source` with `host`'s functions. Resolves with the outcome, never rejects for what the script
+ * does: syntax errors, exceptions and limits reached are reported in the outcome.
+ */
+export async function runFlowScript(
+  source: string,
+  host: FlowHost,
+  limits: FlowLimits = DEFAULT_FLOW_LIMITS,
+  signal?: AbortSignal,
+): Promise<FlowOutcome> {
+  const module =
+    idle.pop() ??
+    (await newQuickJSAsyncWASMModuleFromVariant(import('@jitl/quickjs-wasmfile-release-asyncify')));
+  const clock = new CpuClock(limits.cpuMs);
+  let hostError: string | undefined;
+  let reusable = true;
+  const runtime = module.newRuntime();
+  runtime.setMemoryLimit(limits.memoryBytes);
+  runtime.setMaxStackSize(limits.stackBytes);
+  runtime.setInterruptHandler(() => signal?.aborted === true || clock.spent());
+  const context = runtime.newContext();
+  try {
+    installHost(context, host, clock, (message) => {
+      hostError ??= message;
+    });
+    const prelude = context.evalCode(PRELUDE, 'prelude.js');
+    if (prelude.error !== undefined) {
+      const message = errorText(context, prelude.error);
+      prelude.error.dispose();
+      throw new Error(`the flow environment did not start: ${message}`);
+    }
+    prelude.value.dispose();
+    clock.start();
+    // The flow runs as a function body so that `return` ends it early; the wrapper stays on the
+    // first line so that line numbers in errors are the template's.
+    const result = await context.evalCodeAsync(`(function () {${source}\n})()`, 'flow');
+    clock.stop();
+    if (result.error === undefined) {
+      result.value.dispose();
+      return { ok: true };
+    }
+    const message = errorText(context, result.error);
+    result.error.dispose();
+    if (signal?.aborted === true) return { ok: false, aborted: true, message: 'the scan was stopped' };
+    if (clock.spent()) {
+      return {
+        ok: false,
+        aborted: false,
+        message: `the flow ran longer than its ${limits.cpuMs} ms of CPU time (an endless loop?) and was stopped`,
+      };
+    }
+    return { ok: false, aborted: false, message: hostError ?? message };
+  } catch (error) {
+    // A stack overflow of the interpreter itself (deep recursion) leaves the module unusable.
+    reusable = false;
+    const text = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      aborted: signal?.aborted === true,
+      message: /call stack/i.test(text) ? 'the flow recursed too deeply and was stopped' : text,
+    };
+  } finally {
+    reusable = dispose(context, runtime) && reusable;
+    if (reusable && idle.length < MAX_IDLE) idle.push(module);
+  }
+}
+
+function dispose(context: QuickJSAsyncContext, runtime: { dispose(): void }): boolean {
+  try {
+    context.dispose();
+    runtime.dispose();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU time of the script: the clock stops while a request runs. */
+class CpuClock {
+  private used = 0;
+  private since: number | undefined;
+  constructor(private readonly budgetMs: number) {}
+  start(): void {
+    this.since = performance.now();
+  }
+  stop(): void {
+    if (this.since !== undefined) this.used += performance.now() - this.since;
+    this.since = undefined;
+  }
+  spent(): boolean {
+    const running = this.since === undefined ? 0 : performance.now() - this.since;
+    return this.used + running > this.budgetMs;
+  }
+}
+
+function installHost(
+  context: QuickJSAsyncContext,
+  host: FlowHost,
+  clock: CpuClock,
+  onHostError: (message: string) => void,
+): void {
+  const object = context.newObject();
+  const raise = (error: unknown): { error: QuickJSHandle } => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof FlowHostError) onHostError(message);
+    return { error: context.newError(message) };
+  };
+  const http = context.newAsyncifiedFunction('http', async (refsHandle) => {
+    const refs = context.dump(refsHandle) as unknown;
+    clock.stop();
+    try {
+      const matched = await host.http(Array.isArray(refs) ? refs.map(String) : []);
+      return matched ? context.true : context.false;
+    } catch (error) {
+      return raise(error);
+    } finally {
+      clock.start();
+    }
+  });
+  const set = context.newFunction('set', (name, value) => {
+    try {
+      host.set(context.getString(name), toFlowValue(context.dump(value)));
+    } catch (error) {
+      return raise(error);
+    }
+    return undefined;
+  });
+  const get = context.newFunction('get', (name) => {
+    const value = host.get(context.getString(name));
+    return value === undefined ? context.undefined : toHandle(context, value);
+  });
+  const names = context.newFunction('names', () => toHandle(context, [...host.names()]));
+  const log = context.newFunction('log', (message) => {
+    host.log(context.getString(message));
+  });
+  for (const [name, fn] of [
+    ['http', http],
+    ['set', set],
+    ['get', get],
+    ['names', names],
+    ['log', log],
+  ] as const) {
+    context.setProp(object, name, fn);
+    fn.dispose();
+  }
+  context.setProp(context.global, '__host', object);
+  object.dispose();
+}
+
+function toHandle(context: QuickJSAsyncContext, value: FlowValue): QuickJSHandle {
+  if (value === null) return context.null;
+  if (typeof value === 'string') return context.newString(value);
+  if (typeof value === 'number') return context.newNumber(value);
+  if (typeof value === 'boolean') return value ? context.true : context.false;
+  const array = context.newArray();
+  value.forEach((item, index) => {
+    const handle = toHandle(context, item);
+    context.setProp(array, index, handle);
+    handle.dispose();
+  });
+  return array;
+}
+
+/** A value from the script as the engine keeps it: objects become their JSON text. */
+function toFlowValue(value: unknown): FlowValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) return value.map(toFlowValue);
+  return JSON.stringify(value) ?? null;
+}
+
+function errorText(context: QuickJSAsyncContext, handle: QuickJSHandle): string {
+  const error = context.dump(handle) as unknown;
+  if (typeof error !== 'object' || error === null) return `the flow threw ${JSON.stringify(error)}`;
+  const { name, message, stack } = error as { name?: unknown; message?: unknown; stack?: unknown };
+  const where = typeof stack === 'string' ? /\(flow:(\d+):(\d+)\)|flow:(\d+):(\d+)/.exec(stack) : null;
+  const line = where?.[1] ?? where?.[3];
+  const text = `${typeof name === 'string' ? name : 'Error'}: ${typeof message === 'string' ? message : ''}`;
+  return line === undefined ? text : `${text} (flow line ${line})`;
+}
