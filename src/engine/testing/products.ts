@@ -93,6 +93,70 @@ export const CORPUS_CASES: readonly CorpusCase[] = [
     expected: [{ matchedAt: '/' }],
   },
   {
+    template: 'http/cves/2023/CVE-2023-6970.yaml',
+    product: [
+      {
+        path: '/wp-json/wp/v2/wprm_recipe',
+        when: (r) => r.query.get('per_page') === '5',
+        respond: json([
+          { id: 11, type: 'wprm_recipe' },
+          { id: 12, type: 'wprm_recipe' },
+        ]),
+      },
+      {
+        path: '/',
+        when: (r) => r.query.get('wprm_print') === '12',
+        respond: (r) => html(`<a class="wprm-print-button-back" href="${r.headers.referer ?? ''}">Back</a>`),
+      },
+      { path: '/', respond: html('<p>no such recipe</p>', 404) },
+    ],
+    other: [
+      {
+        path: '/wp-json/wp/v2/wprm_recipe',
+        respond: json([{ id: 11, type: 'wprm_recipe' }]),
+      },
+      {
+        path: '/',
+        respond: (r) =>
+          html(`<a class="wprm-print-button-back" href="${encodeURI(r.headers.referer ?? '')}">Back</a>`),
+      },
+    ],
+    expected: [{ matchedAt: '/?wprm_print=12' }],
+  },
+  {
+    template: 'http/cves/2024/CVE-2024-45309.yaml',
+    product: [
+      {
+        path: '/~projects',
+        respond: html(
+          '<title>OneDev</title>\n<a class="mr-1" id="p1" href="/demo">demo</a>\n<a class="mr-2" id="p2" href="/tools">tools</a>\n',
+        ),
+      },
+      {
+        path: /^\/(demo|tools)\/~site\/+(%2e%2e\/)+etc\/passwd$/,
+        respond: {
+          headers: {
+            'Content-Type': 'application/octet-stream',
+            'Content-Disposition': 'attachment; filename=passwd',
+          },
+          body: 'root:x:0:0:root:/root:/bin/bash\n',
+        },
+      },
+      { path: /.*/, respond: html('<p>OneDev: not found</p>', 404) },
+    ],
+    other: [
+      {
+        path: '/~projects',
+        respond: html('<title>OneDev</title>\n<a class="mr-1" id="p1" href="/demo">demo</a>\n'),
+      },
+      { path: /.*/, respond: html('<p>OneDev: not found</p>', 404) },
+    ],
+    expected: [
+      { matchedAt: /^\/demo\/~site\/{8}(%2e%2e\/){6}%2e%2e\/etc\/passwd$/, meta: { path: '/etc/passwd' } },
+      { matchedAt: /^\/tools\/~site\/{8}(%2e%2e\/){6}%2e%2e\/etc\/passwd$/, meta: { path: '/etc/passwd' } },
+    ],
+  },
+  {
     template: 'http/cves/2024/CVE-2024-0204.yaml',
     product: [
       {
