@@ -90,6 +90,9 @@ export class ScanOutput {
       case 'target':
         this.error(`target ${problem.target} skipped: ${problem.message}`);
         return;
+      case 'flow':
+        this.error(`[${problem.templateId}] ${problem.target}: flow: ${problem.message}`);
+        return;
       case 'internal':
         this.error(`[${problem.templateId}] ${problem.target}: internal error: ${problem.message}`);
         return;

@@ -202,6 +202,24 @@ describe('keyhole scan requests', () => {
     expect(result.err).toContain(`[ERR] [slow] ${host.origin}/slow: timed out after 300 ms`);
   });
 
+  it('runs a JavaScript flow and reports one that fails as an error of that template', async () => {
+    const flow = (id: string, script: string) =>
+      pathsTemplate(id, ['{{BaseURL}}/found']).replace('http:', `flow: |\n  ${script}\nhttp:`);
+    ws.file('flow-ok.yaml', flow('flow-ok', 'for (const n of [1, 2]) { http(1) }'));
+    ws.file('flow-bad.yaml', flow('flow-bad', 'http(1); undefinedThing()'));
+    const result = await scan('-u', host.origin, '-t', 'flow-ok.yaml', '-t', 'flow-bad.yaml', '-j');
+    expect(result.code).toBe(0);
+    expect(host.requests).toHaveLength(3);
+    expect(
+      lines(result.out)
+        .map((l) => JSON.parse(l)['template-id'])
+        .sort(),
+    ).toEqual(['flow-bad', 'flow-ok', 'flow-ok']);
+    expect(result.err).toContain(
+      `[ERR] [flow-bad] ${host.origin}: flow: ReferenceError: 'undefinedThing' is not defined (flow line 1)`,
+    );
+  });
+
   it('sends a request that failed in transport again, -retries times', async () => {
     const flaky = await startHost('127.0.0.2', () => ({ delayMs: Number.POSITIVE_INFINITY }));
     ws.file('flaky.yaml', pathsTemplate('flaky', ['{{BaseURL}}/flaky']));

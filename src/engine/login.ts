@@ -72,6 +72,7 @@ function loginProblem(
 ): string | undefined {
   const status =
     run.lastStatus === undefined ? 'no response was received' : `last response status ${run.lastStatus}`;
+  if (run.flowError !== undefined) return `the login template ${template.id} flow failed: ${run.flowError}`;
   if (run.requests === 0) {
     const why = run.failures[0]?.message ?? run.skipped[0]?.reason ?? 'it sent no request';
     return `the login template ${template.id} sent no request: ${why}`;

@@ -6,5 +6,6 @@ export {
   type FlowLimits,
   type FlowOutcome,
   type FlowValue,
+  MIN_FLOW_MEMORY_BYTES,
   runFlowScript,
 } from './sandbox.js';

@@ -5,9 +5,14 @@
  * it after a CPU budget or when the scan is stopped. node:vm shares the host's heap and event loop,
  * so it is no sandbox; isolated-vm needs a native build. The asyncify build lets the script's
  * synchronous `http(1)` wait for the engine's request.
+ *
+ * QuickJS's own memory limit counts allocations, not bytes, in its WebAssembly build (it bounds one
+ * allocation, not the total), so each module also gets a WebAssembly memory that cannot grow past
+ * the limit: past it, allocations fail and the script gets an out-of-memory error.
  */
 import {
   newQuickJSAsyncWASMModuleFromVariant,
+  newVariant,
   type QuickJSAsyncContext,
   type QuickJSAsyncWASMModule,
   type QuickJSHandle,
@@ -33,9 +38,18 @@ export interface FlowHost {
 export interface FlowLimits {
   /** Time the script itself may run, requests not counted. */
   readonly cpuMs: number;
+  /** Memory of the whole engine the script runs in (at least {@link MIN_FLOW_MEMORY_BYTES}). */
   readonly memoryBytes: number;
   readonly stackBytes: number;
 }
+
+/** The engine's WebAssembly module starts with 16 MiB; a few more let a script run at all. */
+export const MIN_FLOW_MEMORY_BYTES = 24 * 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
+const INITIAL_PAGES = (16 * 1024 * 1024) / WASM_PAGE;
+/** `WebAssembly.Memory` (the Node 20 typings do not declare WebAssembly). */
+const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (d: object) => unknown } })
+  .WebAssembly.Memory;
 
 export const DEFAULT_FLOW_LIMITS: FlowLimits = {
   cpuMs: 2_000,
@@ -88,9 +102,26 @@ const PRELUDE = `(function (host) {
 })(globalThis.__host);
 delete globalThis.__host;`;
 
-/** Modules ready for another run (one asyncified call may be in flight per module). */
-const idle: QuickJSAsyncWASMModule[] = [];
+/** Modules ready for another run (one asyncified call may be in flight per module), by memory size. */
+const idle: { readonly module: QuickJSAsyncWASMModule; readonly pages: number }[] = [];
 const MAX_IDLE = 4;
+
+async function takeModule(pages: number): Promise<QuickJSAsyncWASMModule> {
+  const at = idle.findIndex((entry) => entry.pages === pages);
+  if (at >= 0) return (idle.splice(at, 1)[0] as (typeof idle)[number]).module;
+  const base = asyncVariant(await import('@jitl/quickjs-wasmfile-release-asyncify'));
+  const memory = new WasmMemory({ initial: INITIAL_PAGES, maximum: pages });
+  return newQuickJSAsyncWASMModuleFromVariant(newVariant(base, { wasmMemory: memory }));
+}
+
+type AsyncVariant = Extract<Parameters<typeof newVariant>[0], { readonly type: 'async' }>;
+
+/** The variant from its package, whose typings describe the CommonJS wrapping of its default. */
+function asyncVariant(loaded: unknown): AsyncVariant {
+  let value = loaded;
+  while (typeof value === 'object' && value !== null && 'default' in value) value = value.default;
+  return value as AsyncVariant;
+}
 
 /**
  * Runs `source` with `host`'s functions. Resolves with the outcome, never rejects for what the script
@@ -102,16 +133,16 @@ export async function runFlowScript(
   limits: FlowLimits = DEFAULT_FLOW_LIMITS,
   signal?: AbortSignal,
 ): Promise<FlowOutcome> {
-  const module =
-    idle.pop() ??
-    (await newQuickJSAsyncWASMModuleFromVariant(import('@jitl/quickjs-wasmfile-release-asyncify')));
+  const memoryBytes = Math.max(limits.memoryBytes, MIN_FLOW_MEMORY_BYTES);
+  const pages = Math.ceil(memoryBytes / WASM_PAGE);
+  const module = await takeModule(pages);
   const clock = new CpuClock(limits.cpuMs);
   let hostError: string | undefined;
   let reusable = true;
   const runtime = module.newRuntime();
-  runtime.setMemoryLimit(limits.memoryBytes);
+  runtime.setMemoryLimit(memoryBytes);
   runtime.setMaxStackSize(limits.stackBytes);
-  runtime.setInterruptHandler(() => signal?.aborted === true || clock.spent());
+  runtime.setInterruptHandler(() => signal?.aborted === true || hostError !== undefined || clock.spent());
   const context = runtime.newContext();
   try {
     installHost(context, host, clock, (message) => {
@@ -133,9 +164,12 @@ export async function runFlowScript(
       result.value.dispose();
       return { ok: true };
     }
+    // A module whose script failed (out of memory, interrupted) is not trusted with another run.
+    reusable = false;
     const message = errorText(context, result.error);
     result.error.dispose();
     if (signal?.aborted === true) return { ok: false, aborted: true, message: 'the scan was stopped' };
+    if (hostError !== undefined) return { ok: false, aborted: false, message: hostError };
     if (clock.spent()) {
       return {
         ok: false,
@@ -143,7 +177,7 @@ export async function runFlowScript(
         message: `the flow ran longer than its ${limits.cpuMs} ms of CPU time (an endless loop?) and was stopped`,
       };
     }
-    return { ok: false, aborted: false, message: hostError ?? message };
+    return { ok: false, aborted: false, message };
   } catch (error) {
     // A stack overflow of the interpreter itself (deep recursion) leaves the module unusable.
     reusable = false;
@@ -155,7 +189,7 @@ export async function runFlowScript(
     };
   } finally {
     reusable = dispose(context, runtime) && reusable;
-    if (reusable && idle.length < MAX_IDLE) idle.push(module);
+    if (reusable && idle.length < MAX_IDLE) idle.push({ module, pages });
   }
 }
 

@@ -36,6 +36,8 @@ export type ScanProblem =
       readonly message: string;
     }
   | { readonly kind: 'target'; readonly target: string; readonly message: string }
+  /** The template's `flow:` stopped with an error (an exception, a limit reached). */
+  | { readonly kind: 'flow'; readonly templateId: string; readonly target: string; readonly message: string }
   | {
       readonly kind: 'internal';
       readonly templateId: string;
@@ -146,6 +148,15 @@ async function runJob(job: Job, settings: ScanRunSettings): Promise<void> {
       },
     });
     if (run.aborted) return;
+    if (run.flowError !== undefined) {
+      stats.errors++;
+      listener.onProblem?.({
+        kind: 'flow',
+        templateId: job.template.id,
+        target: redact(url ?? ''),
+        message: redact(run.flowError),
+      });
+    }
   } catch (error) {
     if (signal?.aborted === true) return;
     stats.errors++;
