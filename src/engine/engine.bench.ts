@@ -68,6 +68,32 @@ http:
         words: ["never in the body"]
 `;
 
+/** Two requests per run: a detection block that extracts the version, then a block that uses it. */
+const flowTemplate = (flow: string) => `
+id: bench-flow
+info: {name: bench, author: keyhole, severity: info}
+flow: |
+  ${flow}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/admin"]
+    matchers:
+      - type: word
+        internal: true
+        words: ["Admin panel"]
+    extractors:
+      - type: regex
+        name: version
+        internal: true
+        group: 1
+        regex: ['class="version">([0-9.]+)']
+  - method: GET
+    path: ["{{BaseURL}}/admin?v={{version}}"]
+    matchers:
+      - type: word
+        words: ["Admin panel"]
+`;
+
 function parsed(text: string): ParsedTemplate {
   const result = parseTemplate('bench.yaml', text);
   if (result.status !== 'ok') throw new Error(`bench template does not parse: ${result.status}`);
@@ -179,6 +205,20 @@ export const suite: BenchSuite = async (report: Report) => {
       brute.ours,
       brute.ratio,
     ]);
+    for (const [label, flow] of [
+      ['flow: http(1) && http(2), 2 requests', 'http(1) && http(2)'],
+      [
+        'flow: JavaScript (if, for … of iterate(template.version), set), 2 requests',
+        'if (http(1)) {\n    for (const v of iterate(template.version)) {\n      set("version", v)\n      http(2)\n    }\n  }',
+      ],
+    ] as const) {
+      const template = parsed(flowTemplate(flow));
+      const measured = await compare(
+        () => clientRate(client, server.port),
+        () => engineRate(client, server.port, template, concurrency),
+      );
+      rows.push([label, measured.baseline, measured.ours, measured.ratio]);
+    }
   } finally {
     await client.close();
     await server.stop();
