@@ -10,11 +10,13 @@
  * allocation, not the total), so each module also gets a WebAssembly memory that cannot grow past
  * the limit: past it, allocations fail and the script gets an out-of-memory error.
  */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import {
   newQuickJSAsyncWASMModuleFromVariant,
   newVariant,
   type QuickJSAsyncContext,
-  type QuickJSAsyncWASMModule,
+  type QuickJSAsyncRuntime,
   type QuickJSHandle,
 } from 'quickjs-emscripten-core';
 
@@ -103,15 +105,49 @@ const PRELUDE = `(function (host) {
 delete globalThis.__host;`;
 
 /** Modules ready for another run (one asyncified call may be in flight per module), by memory size. */
-const idle: { readonly module: QuickJSAsyncWASMModule; readonly pages: number }[] = [];
-const MAX_IDLE = 4;
+const idle: Engine[] = [];
+/** Enough for the scan's runs at once to find one ready; an idle module holds its memory. */
+const MAX_IDLE = 32;
 
-async function takeModule(pages: number): Promise<QuickJSAsyncWASMModule> {
+/**
+ * A module and the one runtime it keeps for its life: each run gets a new context (its own global
+ * object). The runtime is not disposed between runs because the asyncify build forgets a runtime's
+ * callbacks before freeing it, so freeing one whose functions are still alive throws.
+ */
+interface Engine {
+  readonly runtime: QuickJSAsyncRuntime;
+  readonly pages: number;
+}
+
+async function takeEngine(pages: number): Promise<Engine> {
   const at = idle.findIndex((entry) => entry.pages === pages);
-  if (at >= 0) return (idle.splice(at, 1)[0] as (typeof idle)[number]).module;
-  const base = asyncVariant(await import('@jitl/quickjs-wasmfile-release-asyncify'));
+  if (at >= 0) return idle.splice(at, 1)[0] as Engine;
+  const { variant, compiled } = await compiledEngine();
   const memory = new WasmMemory({ initial: INITIAL_PAGES, maximum: pages });
-  return newQuickJSAsyncWASMModuleFromVariant(newVariant(base, { wasmMemory: memory }));
+  const module = await newQuickJSAsyncWASMModuleFromVariant(
+    newVariant(variant, { wasmMemory: memory, wasmModule: compiled }),
+  );
+  return { runtime: module.newRuntime(), pages };
+}
+
+/** The variant and its WebAssembly compiled once: compiling it for every module costs ~40 ms. */
+const compiledEngine = memoize(async () => {
+  const variant = asyncVariant(await import('@jitl/quickjs-wasmfile-release-asyncify'));
+  const bytes = await readFile(
+    createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-asyncify/wasm'),
+  );
+  const compiled = await (
+    globalThis as unknown as { WebAssembly: { compile(b: Uint8Array): Promise<object> } }
+  ).WebAssembly.compile(bytes);
+  return { variant, compiled };
+});
+
+function memoize<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
 }
 
 type AsyncVariant = Extract<Parameters<typeof newVariant>[0], { readonly type: 'async' }>;
@@ -135,11 +171,11 @@ export async function runFlowScript(
 ): Promise<FlowOutcome> {
   const memoryBytes = Math.max(limits.memoryBytes, MIN_FLOW_MEMORY_BYTES);
   const pages = Math.ceil(memoryBytes / WASM_PAGE);
-  const module = await takeModule(pages);
+  const engine = await takeEngine(pages);
+  const { runtime } = engine;
   const clock = new CpuClock(limits.cpuMs);
   let hostError: string | undefined;
   let reusable = true;
-  const runtime = module.newRuntime();
   runtime.setMemoryLimit(memoryBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   runtime.setInterruptHandler(() => signal?.aborted === true || hostError !== undefined || clock.spent());
@@ -188,15 +224,16 @@ export async function runFlowScript(
       message: /call stack/i.test(text) ? 'the flow recursed too deeply and was stopped' : text,
     };
   } finally {
-    reusable = dispose(context, runtime) && reusable;
-    if (reusable && idle.length < MAX_IDLE) idle.push({ module, pages });
+    runtime.removeInterruptHandler();
+    reusable = disposed(context) && reusable;
+    // A module not kept is left to the garbage collector with its memory.
+    if (reusable && idle.length < MAX_IDLE) idle.push(engine);
   }
 }
 
-function dispose(context: QuickJSAsyncContext, runtime: { dispose(): void }): boolean {
+function disposed(context: QuickJSAsyncContext): boolean {
   try {
     context.dispose();
-    runtime.dispose();
     return true;
   } catch {
     return false;
