@@ -224,15 +224,16 @@ export async function runFlowScript(
       message: /call stack/i.test(text) ? 'the flow recursed too deeply and was stopped' : text,
     };
   } finally {
-    runtime.removeInterruptHandler();
-    reusable = disposed(context) && reusable;
+    reusable = released(runtime, context) && reusable;
     // A module not kept is left to the garbage collector with its memory.
     if (reusable && idle.length < MAX_IDLE) idle.push(engine);
   }
 }
 
-function disposed(context: QuickJSAsyncContext): boolean {
+/** Frees the run's context; false when the module is not fit for another run. */
+function released(runtime: QuickJSAsyncRuntime, context: QuickJSAsyncContext): boolean {
   try {
+    runtime.removeInterruptHandler();
     context.dispose();
     return true;
   } catch {
