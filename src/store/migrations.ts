@@ -7,6 +7,7 @@ import { type Kysely, type Migration, sql } from 'kysely';
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': { up: initial },
   '0002_listing_buckets': { up: listingBuckets },
+  '0003_scan_chunks': { up: scanChunks },
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? '';
@@ -198,4 +199,34 @@ async function listingBuckets(db: Kysely<any>): Promise<void> {
       select team_id, (created_at / 86400000) * 86400000, count(*) from ${sql.table(rowTable)}
       group by team_id, (created_at / 86400000) * 86400000`.execute(db);
   }
+}
+
+/**
+ * The chunks of queued scans: a run of the scan's targets that one worker takes at a time. The
+ * table is the work queue (workers claim rows with `FOR UPDATE SKIP LOCKED`) and the ledger of
+ * what is done, so progress and the end of a scan are decided in the same transactions.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanChunks(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('scan_chunk')
+    .addColumn('scan_id', 'text', (c) => c.notNull().references('scan.id'))
+    .addColumn('chunk', 'integer', (c) => c.notNull())
+    .addColumn('first_target', 'integer', (c) => c.notNull())
+    .addColumn('target_count', 'integer', (c) => c.notNull())
+    .addColumn('runs_total', 'integer', (c) => c.notNull())
+    .addColumn('runs_done', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('worker', 'text')
+    .addColumn('lease_until', 'bigint')
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_error', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('scan_chunk_pk', ['scan_id', 'chunk'])
+    .execute();
+  await db.schema
+    .createIndex('scan_chunk_state')
+    .on('scan_chunk')
+    .columns(['state', 'lease_until'])
+    .execute();
 }

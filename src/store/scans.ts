@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../output/index.js';
 import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
@@ -24,6 +25,8 @@ export interface ScanInput {
   readonly totalScan?: number;
   /** The scan this one re-runs (`--rescan`). */
   readonly rescanOf?: string;
+  /** A queued scan's chunks: the runs of its targets that workers take one at a time. */
+  readonly chunks?: readonly ChunkInput[];
 }
 
 /** Fields `sort_asc`/`sort_desc` accept, and the columns each orders by. */
@@ -112,6 +115,7 @@ export class Scans {
         await db.insertInto('scan_asset').values({ scan_id: id, asset_id: assetId }).execute();
       }
       if (input.rescanOf !== undefined) await linkRescan(db, id, input.rescanOf, input.teamId);
+      if (input.chunks !== undefined) await insertChunks(db, id, input.chunks, now);
     });
     return this.require(id);
   }
@@ -257,14 +261,12 @@ export class Scans {
     return this.withLists(await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute());
   }
 
-  /** The scan's targets, in the order given. */
-  async targets(scanId: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('scan_target')
-      .select('target')
-      .where('scan_id', '=', scanId)
-      .orderBy('position')
-      .execute();
+  /** The scan's targets, in the order given; with `range`, those from position `first` on, `count` of them. */
+  async targets(scanId: string, range?: { first: number; count: number }): Promise<string[]> {
+    let query = this.db.selectFrom('scan_target').select('target').where('scan_id', '=', scanId);
+    if (range !== undefined)
+      query = query.where('position', '>=', range.first).where('position', '<', range.first + range.count);
+    const rows = await query.orderBy('position').execute();
     return rows.map((r) => r.target);
   }
 

@@ -14,6 +14,7 @@ export interface Database {
   scan_target: ScanTargetTable;
   scan_template: ScanTemplateTable;
   scan_asset: ScanAssetTable;
+  scan_chunk: ScanChunkTable;
   template_source: TemplateSourceTable;
   finding: FindingTable;
   retest: RetestTable;
@@ -110,6 +111,26 @@ export interface ScanTemplateTable {
   template_url: string;
   template_hash: string | null;
   is_public: Flag;
+}
+
+/** A run of a queued scan's targets that one worker takes at a time. */
+export interface ScanChunkTable {
+  scan_id: string;
+  /** 0, 1, …: the self-contained templates run with chunk 0. */
+  chunk: number;
+  /** Position of its first target in scan_target. */
+  first_target: number;
+  target_count: number;
+  runs_total: number;
+  runs_done: number;
+  /** `pending` (waiting or given back), `running` (leased by `worker` until `lease_until`), `done`, `failed`. */
+  state: string;
+  worker: string | null;
+  lease_until: EpochMs | null;
+  /** Times a worker took it. */
+  attempts: number;
+  last_error: string;
+  updated_at: EpochMs;
 }
 
 export interface ScanAssetTable {

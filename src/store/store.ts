@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { AssetLists } from './assets.js';
+import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
 import { Findings } from './findings.js';
 import { ApiKeys } from './keys.js';
@@ -26,6 +27,8 @@ export class Store {
   readonly scans: Scans;
   readonly findings: Findings;
   readonly retests: Retests;
+  /** The chunks of queued scans (PostgreSQL only). */
+  readonly chunks: ScanChunks;
 
   constructor(
     readonly location: StoreLocation,
@@ -38,6 +41,7 @@ export class Store {
     this.scans = new Scans(connection);
     this.findings = new Findings(connection);
     this.retests = new Retests(connection);
+    this.chunks = new ScanChunks(connection);
   }
 
   get engine(): Engine {
