@@ -15,7 +15,7 @@ export interface OutputStream {
 }
 
 export interface Interrupts {
-  /** Calls `listener` on every Ctrl-C until the returned function is called. */
+  /** Calls `listener` on every Ctrl-C (or SIGTERM) until the returned function is called. */
   on(listener: () => void): () => void;
   /** Ends the process at once with `code` (a second Ctrl-C does not wait for a clean stop). */
   exitNow(code: number): void;
@@ -33,9 +33,14 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     interrupts: {
+      // SIGTERM (a service manager, a container stopping) stops as cleanly as Ctrl-C.
       on(listener) {
         process.on('SIGINT', listener);
-        return () => void process.off('SIGINT', listener);
+        process.on('SIGTERM', listener);
+        return () => {
+          process.off('SIGINT', listener);
+          process.off('SIGTERM', listener);
+        };
       },
       exitNow: (code) => process.exit(code),
     },

@@ -12,6 +12,7 @@ import { registerScan } from './scan-command.js';
 import { registerSecrets } from './secrets-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerTemplates } from './templates-command.js';
+import { registerWorker } from './worker-command.js';
 
 /** A command group adds its commands to the program; `setExit` records the exit code of a run. */
 export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
@@ -31,6 +32,7 @@ const registrars: readonly CommandRegistrar[] = [
   registerRetest,
   registerKeyCommands,
   registerServeCommand,
+  registerWorker,
   registerDbCommands,
 ];
 

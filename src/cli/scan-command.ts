@@ -25,6 +25,11 @@ as a new scan (is_rescan, counted in the original's rescan_count), each
 template as the store kept its text; -sf, -H, -var, -c, -rl and the output
 flags apply as usual, -u/-l/--asset/-t are not taken.
 
+Queue: --queue checks the templates, targets and secret files (when given), records
+the scan "queued" in the PostgreSQL store (--db postgres://…) in chunks of
+--chunk-size targets, prints its id and exits; any number of "keyhole worker"
+processes run the chunks. Secrets are not queued: each worker reads its own -sf.
+
 Exit status: 0 the scan ran (findings or not); 1 a usage or configuration error,
 found before any request; 2 the scan failed or was stopped with Ctrl-C (a second
 Ctrl-C quits at once).
@@ -35,6 +40,7 @@ Examples:
   $ keyhole scan -u app.example.com -t login-checks/ -sf secrets.yaml -ps -rl 20 -c 10
   $ keyhole scan -u https://app.example.com -t detect.yaml -H "X-Scan: keyhole" -var user=admin -ms
   $ keyhole scan --rescan cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
+  $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
 `;
 
 export const registerScan: CommandRegistrar = (program, io, setExit) => {
@@ -61,6 +67,8 @@ export const registerScan: CommandRegistrar = (program, io, setExit) => {
     .option('--name <name>', 'name of the scan in the store (default: its first target)')
     .option('--no-store', 'do not record the scan in the store')
     .option('--rescan <scan-id>', "run a stored scan's targets and templates again, as a new scan")
+    .option('--queue', 'queue the scan for keyhole worker processes (PostgreSQL store); prints its id')
+    .option('--chunk-size <n>', 'with --queue: targets per chunk a worker takes at a time (default 200)')
     .addOption(teamOption())
     .addOption(dbOption())
     .addHelpText('after', EXAMPLES);

@@ -37,7 +37,12 @@ export interface ScanFlags extends RunFlags {
   /** False with `--no-store`. */
   readonly store?: boolean;
   readonly rescan?: string;
+  readonly queue?: boolean;
+  readonly chunkSize?: string;
 }
+
+/** Targets per chunk of a queued scan (`--chunk-size`). */
+export const DEFAULT_CHUNK_SIZE = 200;
 
 export const DEFAULTS = {
   concurrency: 25,
@@ -76,23 +81,26 @@ export interface ScanConfig extends RunConfig {
   readonly store: boolean;
   /** `--rescan SCAN_ID`: the targets and templates come from that stored scan. */
   readonly rescan: string | undefined;
+  /** `--queue`: the scan is queued for workers, in chunks of this many targets. */
+  readonly queue: { readonly chunkSize: number } | undefined;
 }
 
 export function runConfig(flags: RunFlags): RunConfig {
-  const rateLimit = number(flags.rateLimit, '-rl/-rate-limit', DEFAULTS.rateLimit, { min: 0 });
+  const rateLimit = numberFlag(flags.rateLimit, '-rl/-rate-limit', DEFAULTS.rateLimit, { min: 0 });
   return {
     secretFiles: flags.secretFile ?? [],
     prefetch: flags.prefetchSecrets === true,
     headers: (flags.header ?? []).map(parseHeader),
     variables: Object.fromEntries((flags.var ?? []).map(parseVariable)),
-    concurrency: number(flags.concurrency, '-c/-concurrency', DEFAULTS.concurrency, {
+    concurrency: numberFlag(flags.concurrency, '-c/-concurrency', DEFAULTS.concurrency, {
       min: 1,
       max: 10_000,
       integer: true,
     }),
     rateLimit: rateLimit === 0 ? undefined : rateLimit,
-    timeoutMs: number(flags.timeout, '-timeout', DEFAULTS.timeoutSeconds, { min: 0.001, max: 86_400 }) * 1000,
-    retries: number(flags.retries, '-retries', DEFAULTS.retries, { min: 0, max: 100, integer: true }),
+    timeoutMs:
+      numberFlag(flags.timeout, '-timeout', DEFAULTS.timeoutSeconds, { min: 0.001, max: 86_400 }) * 1000,
+    retries: numberFlag(flags.retries, '-retries', DEFAULTS.retries, { min: 0, max: 100, integer: true }),
     jsonl: flags.jsonl === true,
     silent: flags.silent === true,
     redact: flags.redact !== false,
@@ -113,9 +121,55 @@ export function scanConfig(flags: ScanFlags): ScanConfig {
     name: flags.name,
     store: flags.store !== false,
     rescan: flags.rescan,
+    queue: queueConfig(flags),
   };
   if (config.rescan !== undefined) checkRescan(config);
   return config;
+}
+
+/**
+ * `--queue`: the scan runs on workers, with their own secrets and request settings, so the flags
+ * that shape requests or print findings would do nothing here and are refused rather than ignored.
+ */
+function queueConfig(flags: ScanFlags): ScanConfig['queue'] {
+  if (flags.queue !== true) {
+    if (flags.chunkSize !== undefined) throw new UserError('--chunk-size goes with --queue');
+    return undefined;
+  }
+  const workerFlags = [
+    flags.prefetchSecrets === true ? '-ps' : undefined,
+    flags.header !== undefined ? '-H' : undefined,
+    flags.var !== undefined ? '-var' : undefined,
+    flags.concurrency !== undefined ? '-c' : undefined,
+    flags.rateLimit !== undefined ? '-rl' : undefined,
+    flags.timeout !== undefined ? '-timeout' : undefined,
+    flags.retries !== undefined ? '-retries' : undefined,
+    flags.redact === false ? '--no-redact' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (workerFlags.length > 0) {
+    throw new UserError(
+      `--queue leaves the requests to the workers: give ${workerFlags.join(', ')} to keyhole worker instead`,
+    );
+  }
+  const outputFlags = [
+    flags.output !== undefined ? '-o' : undefined,
+    flags.jsonl === true ? '-j' : undefined,
+    flags.matcherStatus === true ? '-ms' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (outputFlags.length > 0) {
+    throw new UserError(
+      `--queue prints only the scan id; findings are in the store (keyhole findings list --scan ID): leave out ${outputFlags.join(', ')}`,
+    );
+  }
+  if (flags.store === false)
+    throw new UserError('--queue records the scan in the store; leave out --no-store');
+  return {
+    chunkSize: numberFlag(flags.chunkSize, '--chunk-size', DEFAULT_CHUNK_SIZE, {
+      min: 1,
+      max: 100_000,
+      integer: true,
+    }),
+  };
 }
 
 /** A rescan runs what the stored scan ran: targets and templates given as well would be ignored. */
@@ -134,7 +188,8 @@ function checkRescan(config: ScanConfig): void {
   if (!config.store) throw new UserError('--rescan records a new scan in the store; leave out --no-store');
 }
 
-function number(
+/** A numeric flag's value, `fallback` when not given; out of range or not a number: a `UserError` naming the flag. */
+export function numberFlag(
   text: string | undefined,
   flag: string,
   fallback: number,

@@ -20,6 +20,7 @@ import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { type ScanConfig, type ScanFlags, scanConfig } from './scan-options.js';
 import { ScanOutput } from './scan-output.js';
+import { queueScan, requireQueueStore } from './scan-queue.js';
 import { type LoadedSecrets, readSecrets, withScanSession } from './scan-session.js';
 import { ScanTargets, storedAssets } from './scan-targets.js';
 import { withStore } from './store-access.js';
@@ -32,6 +33,7 @@ export async function scanCommand(flags: ScanFlags, io: CliIo): Promise<number> 
 async function scan(config: ScanConfig, io: CliIo): Promise<number> {
   const output = new ScanOutput(io, config);
   try {
+    if (config.queue !== undefined) requireQueueStore(config.db, io, '--queue');
     if (config.rescan !== undefined) return await rescan(config, config.rescan, io, output);
     // Everything that can be checked without the store is checked first: a usage error opens nothing.
     const given = await readGiven(config, io, output);
@@ -191,6 +193,15 @@ async function scanWith(
       rescanOf === undefined
         ? 'no targets: the -l file and asset lists given hold none'
         : `--rescan ${rescanOf.id}: the scan has no targets`,
+    );
+  }
+  if (config.queue !== undefined && stored !== undefined) {
+    const name = config.name ?? rescanOf?.name ?? defaultName(targets);
+    const assetIds = rescanOf?.assetIds ?? config.assets;
+    return queueScan(
+      { ...stored, name, targets, templates, texts, assetIds, rescanOf: rescanOf?.id, ...config.queue },
+      io,
+      output,
     );
   }
   output.openFile();

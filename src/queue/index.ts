@@ -3,7 +3,7 @@
  * workers that take the chunks, run them and record what they find (`keyhole worker`).
  */
 export { enqueueScan, type QueuedScanInput } from './enqueue.js';
-export { DEFAULT_CHUNK_SIZE, planChunks } from './plan.js';
+export { planChunks } from './plan.js';
 export {
   runWorker,
   type WorkerLog,

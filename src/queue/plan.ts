@@ -1,8 +1,5 @@
 import type { ChunkInput } from '../store/index.js';
 
-/** Targets per chunk unless `--chunk-size` says otherwise. */
-export const DEFAULT_CHUNK_SIZE = 200;
-
 /**
  * Splits a scan's targets into chunks of at most `chunkSize`, in order. Self-contained templates
  * run once per scan, so they run with chunk 0; a scan without targets is one chunk of none.

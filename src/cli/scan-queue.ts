@@ -1,0 +1,64 @@
+/** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
+import { readFile } from 'node:fs/promises';
+import { enqueueScan } from '../queue/index.js';
+import { describeLocation, resolveLocation, type Store } from '../store/index.js';
+import type { ParsedTemplate } from '../template/index.js';
+import { ExitCode, UserError } from './exit.js';
+import type { CliIo } from './io.js';
+import type { ScanOutput } from './scan-output.js';
+
+/** Workers share queued scans through PostgreSQL only: anything else is refused before any work. */
+export function requireQueueStore(db: string | undefined, io: CliIo, flag: string): void {
+  const location = resolveLocation(db, io.env, io.cwd);
+  if (location.engine === 'postgres') return;
+  throw new UserError(
+    `${flag} needs a PostgreSQL store, shared with the workers: give --db postgres://… (or set KEYHOLE_DB); ${describeLocation(location)} is not one`,
+  );
+}
+
+export interface QueueRequest {
+  readonly store: Store;
+  readonly teamId: string;
+  readonly name: string;
+  readonly targets: readonly string[];
+  readonly templates: readonly ParsedTemplate[];
+  /** The text of templates read from the store rather than from their files (a rescan). */
+  readonly texts: ReadonlyMap<ParsedTemplate, string> | undefined;
+  readonly assetIds: readonly string[];
+  readonly rescanOf: string | undefined;
+  readonly chunkSize: number;
+}
+
+/** Records the queued scan; its id on stdout (for scripts), what was queued on stderr. */
+export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOutput): Promise<number> {
+  const { store, templates, texts, targets, chunkSize } = request;
+  const refs = await Promise.all(
+    templates.map(async (t) => ({
+      id: t.id,
+      path: t.file,
+      content: texts?.get(t) ?? (await readFile(t.file, 'utf8')),
+      selfContained: t.selfContained,
+    })),
+  );
+  const scan = await enqueueScan(store, {
+    teamId: request.teamId,
+    name: request.name,
+    targets,
+    templates: refs,
+    assetIds: request.assetIds,
+    chunkSize,
+    ...(request.rescanOf === undefined ? {} : { rescanOf: request.rescanOf }),
+  });
+  const chunks = await store.chunks.ofScan(scan.id);
+  io.stdout.write(`${scan.id}\n`);
+  output.info(
+    `queued scan ${scan.id}: ${plural(targets.length, 'target')} × ${plural(templates.length, 'template')} ` +
+      `(${plural(scan.totalScan, 'template run')}) in ${plural(chunks.length, 'chunk')} of up to ${chunkSize} targets; ` +
+      'keyhole worker with the same --db runs it',
+  );
+  return ExitCode.ok;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

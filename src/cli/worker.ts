@@ -1,0 +1,58 @@
+/** `keyhole worker`: runs the chunks of queued scans until SIGTERM or Ctrl-C. */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { runWorker, type WorkerSummary } from '../queue/index.js';
+import { ScanStats } from '../scan/index.js';
+import { ExitCode } from './exit.js';
+import type { CliIo } from './io.js';
+import { numberFlag, type RunFlags, runConfig } from './scan-options.js';
+import { ScanOutput } from './scan-output.js';
+import { requireQueueStore } from './scan-queue.js';
+import { readSecrets, withScanSession } from './scan-session.js';
+import { withStore } from './store-access.js';
+
+export interface WorkerFlags extends Omit<RunFlags, 'team' | 'jsonl'> {
+  readonly lease?: string;
+  readonly poll?: string;
+  readonly maxAttempts?: string;
+}
+
+export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<number> {
+  const config = runConfig(flags);
+  const leaseMs = numberFlag(flags.lease, '--lease', 30, { min: 0.1, max: 86_400 }) * 1000;
+  const pollMs = numberFlag(flags.poll, '--poll', 2, { min: 0.05, max: 3600 }) * 1000;
+  const maxAttempts = numberFlag(flags.maxAttempts, '--max-attempts', 3, { min: 1, max: 100, integer: true });
+  requireQueueStore(config.db, io, 'keyhole worker');
+  const output = new ScanOutput(io, {
+    jsonl: false,
+    silent: config.silent,
+    matcherStatus: false,
+    output: undefined,
+  });
+  const secrets = await readSecrets(config, io, output);
+  const logins = new Set(secrets?.set.logins.map((login) => login.template) ?? []);
+  const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  return withStore(io, config.db, async (store) =>
+    withScanSession(config, secrets, io, output, new ScanStats(0), async (session) => {
+      output.info(`worker ${id} waiting for queued scans`);
+      const summary = await runWorker(store, session, {
+        id,
+        concurrency: config.concurrency,
+        leaseMs,
+        pollMs,
+        maxAttempts,
+        isLoginTemplate: (path) => logins.has(path),
+        log: output,
+      });
+      output.info(`worker stopped: ${describe(summary)}`);
+      return ExitCode.ok;
+    }),
+  );
+}
+
+function describe(summary: WorkerSummary): string {
+  return (
+    `${summary.chunksDone} chunks done, ${summary.chunksGivenBack} given back, ` +
+    `${summary.scansFinished} scans finished, ${summary.findings} new findings`
+  );
+}
