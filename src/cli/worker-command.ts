@@ -12,7 +12,8 @@ any number of workers on any number of machines against the same --db.
 
 Secrets are never queued or stored: each worker applies the secret files it is
 given (-sf) to the hosts they match, and stores findings redacted unless
---no-redact is given. Findings are stored under the team of each scan.
+--no-redact is given. Findings are stored under the team of each scan; --team
+keeps a worker (and its secrets) to one team's scans.
 
 A worker holds a chunk on a lease it renews while it runs; a worker that dies
 has its chunk taken again by another once the lease (--lease) runs out.
@@ -22,6 +23,7 @@ no new chunk is taken, the chunk in hand is given back, the worker exits 0.
 Examples:
   $ keyhole worker --db postgres://keyhole@db/keyhole -sf secrets.yaml
   $ KEYHOLE_DB=postgres://keyhole@db/keyhole keyhole worker -sf secrets.yaml -c 50 -rl 300
+  $ keyhole worker --db postgres://keyhole@db/keyhole --team red -sf red-secrets.yaml
 `;
 
 export const registerWorker: CommandRegistrar = (program, io, setExit) => {
@@ -41,6 +43,7 @@ export const registerWorker: CommandRegistrar = (program, io, setExit) => {
     .option('--lease <seconds>', "how long a chunk stays this worker's without renewal (default 30)")
     .option('--poll <seconds>', 'wait between looks for work when there is none (default 2)')
     .option('--max-attempts <n>', 'tries of a failing chunk before its scan fails (default 3)')
+    .option('--team <name>', "run only this team's scans (default: every team's)")
     .addOption(dbOption())
     .addHelpText('after', EXAMPLES);
   command.action(async (flags: WorkerFlags) => {

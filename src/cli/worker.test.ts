@@ -185,6 +185,32 @@ describe('keyhole scan --queue and keyhole worker', () => {
     expect(w.io.err()).not.toContain(SECRET);
   });
 
+  it("keeps a worker given --team to that team's scans", async () => {
+    const queued = await ws.cli([
+      'scan',
+      '--queue',
+      '--db',
+      url,
+      '-u',
+      one.origin,
+      '-t',
+      'found.yaml',
+      '--team',
+      'red',
+    ]);
+    const scanId = queued.out.trim();
+    const blue = worker('--team', 'blue');
+    await sleep(400);
+    expect((await store.scans.require(scanId)).status).toBe('queued');
+    const red = worker('--team', 'red');
+    await until(async () => (await store.scans.require(scanId)).status === 'finished');
+    expect(await blue.stop()).toBe(0);
+    expect(await red.stop()).toBe(0);
+    expect(blue.io.err()).toContain('worker stopped: 0 chunks done');
+    const team = await store.teams.ensure('red');
+    expect((await store.findings.ofScan(scanId, { limit: 10 }))[0]?.teamId).toBe(team.id);
+  });
+
   it('stops cleanly on a signal while idle, exiting 0', async () => {
     const w = worker();
     await sleep(200);

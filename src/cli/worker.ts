@@ -11,7 +11,7 @@ import { requireQueueStore } from './scan-queue.js';
 import { readSecrets, withScanSession } from './scan-session.js';
 import { withStore } from './store-access.js';
 
-export interface WorkerFlags extends Omit<RunFlags, 'team' | 'jsonl'> {
+export interface WorkerFlags extends Omit<RunFlags, 'jsonl'> {
   readonly lease?: string;
   readonly poll?: string;
   readonly maxAttempts?: string;
@@ -32,11 +32,14 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
   const secrets = await readSecrets(config, io, output);
   const logins = new Set(secrets?.set.logins.map((login) => login.template) ?? []);
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  return withStore(io, config.db, async (store) =>
-    withScanSession(config, secrets, io, output, new ScanStats(0), async (session) => {
-      output.info(`worker ${id} waiting for queued scans`);
+  return withStore(io, config.db, async (store) => {
+    const teamId = flags.team === undefined ? undefined : (await store.teams.ensure(flags.team)).id;
+    return withScanSession(config, secrets, io, output, new ScanStats(0), async (session) => {
+      const whose = flags.team === undefined ? '' : ` of team ${flags.team}`;
+      output.info(`worker ${id} waiting for queued scans${whose}`);
       const summary = await runWorker(store, session, {
         id,
+        ...(teamId === undefined ? {} : { teamId }),
         concurrency: config.concurrency,
         leaseMs,
         pollMs,
@@ -46,8 +49,8 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
       });
       output.info(`worker stopped: ${describe(summary)}`);
       return ExitCode.ok;
-    }),
-  );
+    });
+  });
 }
 
 function describe(summary: WorkerSummary): string {

@@ -41,6 +41,8 @@ export interface WorkerOptions {
   readonly pollMs: number;
   /** Tries of a chunk that fails (not a worker stopping or dying) before its scan fails. */
   readonly maxAttempts: number;
+  /** Only scans of this team (all teams' when undefined). */
+  readonly teamId?: string;
   /** Stored templates this worker must not run: its own secret files' login templates. */
   readonly isLoginTemplate?: (path: string) => boolean;
   readonly log: WorkerLog;
@@ -69,7 +71,7 @@ export async function runWorker(
   while (!session.signal.aborted) {
     let claim: ChunkClaim | undefined;
     try {
-      claim = await store.chunks.claim(options.id, options.leaseMs);
+      claim = await store.chunks.claim(options.id, options.leaseMs, options.teamId);
     } catch (error) {
       options.log.error(`cannot take work from the store: ${messageOf(error)}; trying again`);
     }

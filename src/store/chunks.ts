@@ -60,8 +60,12 @@ export class ScanChunks {
     return this.conn;
   }
 
-  /** Takes the next chunk for `worker`, leased for `leaseMs`; undefined when none is waiting. */
-  async claim(worker: string, leaseMs: number): Promise<ChunkClaim | undefined> {
+  /**
+   * Takes the next chunk for `worker`, leased for `leaseMs`, of any team's scans or only of
+   * `teamId`'s; undefined when none is waiting.
+   */
+  async claim(worker: string, leaseMs: number, teamId?: string): Promise<ChunkClaim | undefined> {
+    const ofTeam = teamId === undefined ? sql`` : sql`and s.team_id = ${teamId}`;
     return writeTransaction(this.postgres(), async (db) => {
       const claimed = await sql<ScanChunkTable & { team_id: string; chunk_count: number }>`
         update scan_chunk as c
@@ -69,7 +73,7 @@ export class ScanChunks {
             attempts = c.attempts + 1, runs_done = 0, updated_at = ${Date.now()}
         from (
           select k.scan_id, k.chunk from scan_chunk k join scan s on s.id = k.scan_id
-          where s.status in ('queued', 'running')
+          where s.status in ('queued', 'running') ${ofTeam}
             and (k.state = 'pending' or (k.state = 'running' and k.lease_until < ${DB_NOW}))
           order by s.created_at, k.scan_id, k.chunk
           limit 1
