@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueScan } from '../queue/index.js';
 import { startHost, type TestHost } from '../scan/testing/hosts.js';
 import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
 import { openStore, type Scan, type Store } from '../store/index.js';
@@ -209,6 +210,29 @@ describe('keyhole scan --queue and keyhole worker', () => {
     expect(blue.io.err()).toContain('worker stopped: 0 chunks done');
     const team = await store.teams.ensure('red');
     expect((await store.findings.ofScan(scanId, { limit: 10 }))[0]?.teamId).toBe(team.id);
+  });
+
+  it('fails the scan, with the reason, once a chunk has failed --max-attempts times', async () => {
+    const team = await store.teams.ensure('default');
+    const scan = await enqueueScan(store, {
+      teamId: team.id,
+      name: 'broken',
+      targets: [one.origin],
+      templates: [
+        { id: 'broken', path: '/nowhere/broken.yaml', content: 'id: broken\n', selfContained: false },
+      ],
+      assetIds: [],
+      chunkSize: 10,
+    });
+    const w = worker('--max-attempts', '2');
+    await until(async () => (await store.scans.require(scan.id)).status === 'failed');
+    expect(await w.stop()).toBe(0);
+    expect((await store.scans.require(scan.id)).failureReason).toMatch(
+      /^chunk 1 of 1 failed 2 times: template broken: the stored template does not parse: /,
+    );
+    expect(w.io.err()).toContain('it will be tried again');
+    expect(w.io.err()).toMatch(/scan [a-z0-9]{20} failed: chunk 1\/1/);
+    expect((await store.chunks.ofScan(scan.id))[0]).toMatchObject({ state: 'failed', attempts: 2 });
   });
 
   it('stops cleanly on a signal while idle, exiting 0', async () => {
