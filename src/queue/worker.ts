@@ -172,8 +172,9 @@ async function runChunk(
   const stats = new ScanStats(plannedRuns(plan));
   const writer = new FindingWriter(store, claim.scanId);
   const heartbeat = new Heartbeat(store, claim, stats, options, () => stop.abort(new Error('lease lost')));
+  let aborted: boolean;
   try {
-    await runScan(plan, {
+    ({ aborted } = await runScan(plan, {
       concurrency: options.concurrency,
       run: session.runOptions(false),
       stats,
@@ -186,7 +187,7 @@ async function runChunk(
       resolveTarget: (target, signal) => session.resolveTarget(target, signal),
       ...(session.redact === undefined ? {} : { redact: session.redact }),
       signal: stop.signal,
-    });
+    }));
   } catch (error) {
     return { outcome: { failure: `internal error: ${messageOf(error)}` }, findings: writer.written };
   } finally {
@@ -201,7 +202,9 @@ async function runChunk(
       findings: writer.written,
     };
   }
-  const outcome = heartbeat.lost ? 'lost' : session.signal.aborted ? 'stopped' : 'done';
+  // A stop that came once every run was done does not waste the chunk.
+  const complete = !aborted || stats.runsDone >= stats.runsTotal;
+  const outcome = heartbeat.lost ? 'lost' : complete ? 'done' : 'stopped';
   return { outcome, findings: writer.written };
 }
 
