@@ -55,7 +55,11 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
 
 function describe(summary: WorkerSummary): string {
   return (
-    `${summary.chunksDone} chunks done, ${summary.chunksGivenBack} given back, ` +
-    `${summary.scansFinished} scans finished, ${summary.findings} new findings`
+    `${plural(summary.chunksDone, 'chunk')} done, ${summary.chunksGivenBack} given back, ` +
+    `${plural(summary.scansFinished, 'scan')} finished, ${plural(summary.findings, 'new finding')}`
   );
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

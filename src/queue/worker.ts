@@ -108,7 +108,9 @@ async function runClaimed(
     templates: claim.chunk === 0 ? loaded : loaded.filter((t) => !t.selfContained),
     targets,
   };
-  log.info(`running ${chunkName(claim)}: ${targets.length} targets, ${plannedRuns(plan)} template runs`);
+  log.info(
+    `running ${chunkName(claim)}: ${plural(targets.length, 'target')}, ${plural(plannedRuns(plan), 'template run')}`,
+  );
   const run = await runChunk(store, session, options, claim, plan);
   summary.findings += run.findings;
   if (run.outcome === 'lost') {
@@ -286,6 +288,10 @@ class TemplateCache {
 
 function chunkName(claim: ChunkClaim): string {
   return `chunk ${claim.chunk + 1}/${claim.chunkCount} of scan ${claim.scanId}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function messageOf(error: unknown): string {
