@@ -105,4 +105,14 @@ describe('keyhole scan as a process', () => {
       failureReason: 'interrupted: the scan was stopped before it finished',
     });
   });
+
+  it('on SIGTERM, stops as cleanly as on Ctrl-C', async () => {
+    const before = host.requests.length;
+    const scan = keyhole('scan', '-u', host.origin, '-t', 'never.yaml', '--db', 'terminated.db');
+    await until(() => host.requests.slice(before).some((r) => r.path === '/never'));
+    scan.child.kill('SIGTERM');
+    expect(await scan.exit).toBe(2);
+    expect(scan.err).toContain('[WRN] stopping: requests in flight are aborted');
+    expect(scan.err).toMatch(/scan interrupted after \S+: 0 of 1 template runs done\n/);
+  });
 });

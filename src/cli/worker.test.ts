@@ -22,7 +22,7 @@ let url: string;
 
 beforeAll(async () => {
   const handler = async (request: { path: string; headers: Readonly<Record<string, string>> }) => {
-    await sleep(30);
+    await sleep(50);
     if (request.path.endsWith('/found'))
       return { body: `ok found, you sent ${request.headers['x-api-key'] ?? 'nothing'}` };
     return { status: 404, body: 'nothing' };
