@@ -48,6 +48,12 @@ const DB_NOW = sql<number>`(extract(epoch from statement_timestamp()) * 1000)::b
  * worker's) with `FOR UPDATE SKIP LOCKED`, so workers never wait on each other nor take the same
  * chunk; it renews its lease while it runs the chunk, and completes or gives it back. Every change
  * is guarded by the worker's id: a worker whose lease was taken over can change nothing.
+ *
+ * Why not a job-queue library: pg-boss 10 (the last for Node 20) has no heartbeat, so a job's one
+ * liveness bound is its expiry, which must then be both longer than the longest chunk and the
+ * time a dead worker's chunk waits; graphile-worker needs Node 22 and waits hours for a dead
+ * worker's jobs. And the chunk ledger has to live in the store anyway, in the transactions that
+ * record progress and finish the scan exactly once: one table and these statements do both.
  */
 export class ScanChunks {
   constructor(private readonly conn: Connection) {}
