@@ -39,7 +39,7 @@ export const registerWorker: CommandRegistrar = (program, io, setExit) => {
     .option('--timeout <seconds>', 'time limit of one request (default 10)')
     .option('--retries <n>', 'times a request that failed in transport is sent again (default 1)')
     .option('--no-redact', 'store findings with secret values instead of [REDACTED]')
-    .option('--silent', 'print errors only')
+    .option('--silent', 'print nothing but errors that stop the worker')
     .option('--lease <seconds>', "how long a chunk stays this worker's without renewal (default 30)")
     .option('--poll <seconds>', 'wait between looks for work when there is none (default 2)')
     .option('--max-attempts <n>', 'tries of a failing chunk before its scan fails (default 3)')
