@@ -526,4 +526,43 @@ describe.each(ENGINES)('page cache on $engine', ({ create }) => {
     await store.keys.revoke((await store.keys.list()).find((k) => k.name === 'cache')!.id);
     expect((await api.get('/v1/scans', key)).status).toBe(401);
   });
+
+  it("never serves a team's cached page to another team's key for the same URL", async () => {
+    const teamA = (await store.teams.ensure('isolated-a')).id;
+    const teamB = (await store.teams.ensure('isolated-b')).id;
+    const keyA = (await store.keys.create({ teamId: teamA, name: 'a' })).secret;
+    const keyB = (await store.keys.create({ teamId: teamB, name: 'b' })).secret;
+    await store.scans.create({ teamId: teamA, name: 'scan of a' });
+    await store.scans.create({ teamId: teamB, name: 'scan of b' });
+    const names = (body: { data: { name: string }[] }) => body.data.map((s) => s.name);
+    expect(names((await api.get('/v1/scans?limit=5', keyA)).body)).toEqual(['scan of a']);
+    expect((await api.get('/v1/scans?limit=5', keyA)).headers.get('x-cache')).toBe('hit');
+    const forB = await api.get('/v1/scans?limit=5', keyB);
+    expect(forB.headers.get('x-cache')).toBeNull();
+    expect(names(forB.body)).toEqual(['scan of b']);
+  });
+
+  it('shows a retest result recorded after the page was served', async () => {
+    const team = (await store.teams.ensure('retests')).id;
+    const key = (await store.keys.create({ teamId: team, name: 'retests' })).secret;
+    const scan = await store.scans.create({ teamId: team, name: 'retested' });
+    const { finding } = await store.findings.add(scan.id, event(1));
+    expect((await api.get('/v1/retest?offset=0&limit=10', key)).body.results).toEqual([]);
+    await store.retests.record({ vulnId: finding.id, resultType: 'not_matched', events: [] });
+    const after = await api.get('/v1/retest?offset=0&limit=10', key);
+    expect(after.headers.get('x-cache')).toBeNull();
+    expect(after.body.results.map((r: { vuln_id: string }) => r.vuln_id)).toEqual([finding.id]);
+  });
+
+  it('sends a cached page with the same bytes and headers as the first answer', async () => {
+    const team = (await store.teams.ensure('bytes')).id;
+    const key = (await store.keys.create({ teamId: team, name: 'bytes' })).secret;
+    await store.scans.create({ teamId: team, name: 'ünïcode scan' });
+    const first = await fetch(`${api.url}/v1/scans`, { headers: { 'X-API-Key': key } });
+    const again = await fetch(`${api.url}/v1/scans`, { headers: { 'X-API-Key': key } });
+    expect(again.headers.get('x-cache')).toBe('hit');
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.headers.get('content-length')).toBe(first.headers.get('content-length'));
+    expect(await again.text()).toBe(await first.text());
+  });
 });

@@ -1,19 +1,37 @@
+/** A rendered page: its JSON bytes, and whether it shows values that change with time alone. */
+export interface RenderedPage {
+  readonly body: Buffer;
+  /** True when the page shows a running scan's elapsed time, which grows while the data stay equal. */
+  readonly live: boolean;
+}
+
+interface Entry extends RenderedPage {
+  readonly at: number;
+}
+
 /**
- * Rendered `/v1` pages, kept while the store's data is unchanged: a page is served again only
- * for the same team, the same URL and the same store change token (equal tokens mean identical
- * data, see `Store.changeToken`), and for at most a second, so live fields such as a running
- * scan's elapsed time stay fresh. API key checks are cached under the token the same way, so a
- * revocation (a write) takes effect on the next request.
+ * Rendered `/v1` pages, kept as the bytes sent while the store's data is unchanged: a page is
+ * served again only for the same team, the same URL and the same store change token (equal
+ * tokens mean identical data, see `Store.changeToken`). A page that shows live values (a
+ * running scan's elapsed time) is served for at most `liveMs` so they stay fresh.
+ *
+ * Requests for the same page under the same token share one rendering: when a page expires
+ * under load, one request reads the store and the others wait for its bytes instead of each
+ * reading the same rows again.
+ *
+ * API key checks are cached under the token the same way, so a revocation (a write) takes
+ * effect on the next request.
  */
 export class PageCache {
   private token = '';
-  private readonly pages = new Map<string, { body: string; at: number }>();
+  private readonly pages = new Map<string, Entry>();
+  private readonly rendering = new Map<string, Promise<RenderedPage>>();
   private readonly principals = new Map<string, unknown>();
   private bytes = 0;
 
   constructor(
     private readonly maxBytes = 64 * 1024 * 1024,
-    private readonly maxAgeMs = 1000,
+    private readonly liveMs = 1000,
   ) {}
 
   /** Moves to the store's current token; everything cached under an older one is dropped. */
@@ -21,29 +39,38 @@ export class PageCache {
     if (token === this.token) return;
     this.token = token;
     this.pages.clear();
+    this.rendering.clear();
     this.principals.clear();
     this.bytes = 0;
   }
 
-  page(team: string, url: string, now = Date.now()): string | undefined {
-    const entry = this.pages.get(`${team} ${url}`);
-    if (entry === undefined || now - entry.at > this.maxAgeMs) return undefined;
-    return entry.body;
-  }
-
-  /** Keeps a page rendered while the store was at `token` (ignored if the store has moved on). */
-  keep(token: string, team: string, url: string, body: string, now = Date.now()): void {
-    if (token !== this.token || body.length > this.maxBytes / 8) return;
-    while (this.bytes + body.length > this.maxBytes && this.pages.size > 0) {
-      const [oldest, entry] = this.pages.entries().next().value as [string, { body: string }];
-      this.pages.delete(oldest);
-      this.bytes -= entry.body.length;
+  /**
+   * The page `key` (team and URL) as of `token`, the store's token read after the request
+   * arrived: kept bytes, a rendering already under way for that token, or a new rendering
+   * (kept if the store is still at `token`). `hit` tells whether this request rendered it.
+   */
+  async serve(
+    token: string,
+    key: string,
+    render: () => Promise<RenderedPage>,
+    now = Date.now(),
+  ): Promise<{ body: Buffer; hit: boolean }> {
+    const entry = this.pages.get(key);
+    if (token === this.token && entry !== undefined && (!entry.live || now - entry.at <= this.liveMs)) {
+      return { body: entry.body, hit: true };
     }
-    const key = `${team} ${url}`;
-    const previous = this.pages.get(key);
-    if (previous !== undefined) this.bytes -= previous.body.length;
-    this.pages.set(key, { body, at: now });
-    this.bytes += body.length;
+    const pending = token === this.token ? this.rendering.get(key) : undefined;
+    if (pending !== undefined) return { body: (await pending).body, hit: true };
+    const rendered = render();
+    if (token !== this.token) return { body: (await rendered).body, hit: false };
+    this.rendering.set(key, rendered);
+    try {
+      const page = await rendered;
+      if (token === this.token) this.keep(key, page, Date.now());
+      return { body: page.body, hit: false };
+    } finally {
+      if (this.rendering.get(key) === rendered) this.rendering.delete(key);
+    }
   }
 
   /** The principal a key hash stood for under the current token: a value, `null` (refused), or undefined (not known). */
@@ -54,5 +81,21 @@ export class PageCache {
   rememberPrincipal(token: string, keyHash: string, principal: unknown): void {
     if (token !== this.token || this.principals.size > 10_000) return;
     this.principals.set(keyHash, principal);
+  }
+
+  private keep(key: string, page: RenderedPage, at: number): void {
+    if (page.body.length > this.maxBytes / 8) return;
+    const previous = this.pages.get(key);
+    if (previous !== undefined) {
+      this.pages.delete(key);
+      this.bytes -= previous.body.length;
+    }
+    while (this.bytes + page.body.length > this.maxBytes && this.pages.size > 0) {
+      const [oldest, entry] = this.pages.entries().next().value as [string, Entry];
+      this.pages.delete(oldest);
+      this.bytes -= entry.body.length;
+    }
+    this.pages.set(key, { ...page, at });
+    this.bytes += page.body.length;
   }
 }

@@ -127,24 +127,26 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
     }
     request.principal = await authenticate(store, request, cache);
   });
-  if (cache !== undefined) {
-    v1.addHook('onSend', async (request, reply, payload) => {
-      const team = request.principal?.teamId;
-      if (
-        reply.statusCode === 200 &&
-        typeof payload === 'string' &&
-        team !== undefined &&
-        !reply.hasHeader('x-cache')
-      ) {
-        cache.keep(request.changeToken, team, request.url, payload);
-      }
-      return payload;
-    });
-  }
-  /** A page rendered earlier for the same team, URL and data, if any (after auth, limits and validation). */
-  const cached = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
-    const body = cache?.page(teamOf(request), request.url);
-    if (body !== undefined) reply.type('application/json; charset=utf-8').header('x-cache', 'hit');
+  /**
+   * The page for this request: kept bytes when the team's page is cached under the store's
+   * current token (after auth, limits and validation), otherwise rendered by `read`.
+   */
+  const page = async <T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    read: () => Promise<{ payload: T; live: boolean }>,
+  ): Promise<T | Buffer> => {
+    if (cache === undefined) return (await read()).payload;
+    const { body, hit } = await cache.serve(
+      request.changeToken,
+      `${teamOf(request)}\n${request.url}`,
+      async () => {
+        const { payload, live } = await read();
+        return { body: bytesOf(reply.serialize(payload)), live };
+      },
+    );
+    reply.type('application/json; charset=utf-8');
+    if (hit) reply.header('x-cache', 'hit');
     return body;
   };
   const perMinute = options.rateLimit ?? DEFAULT_RATE_LIMIT;
@@ -175,17 +177,21 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       },
     },
     async (request, reply) => {
-      const hit = cached(request, reply);
-      if (hit !== undefined) return hit;
       const query = request.query as ScansQuery;
-      const scans = await store.scans.list(teamOf(request), {
-        offset: query.offset ?? 0,
-        limit: query.limit ?? DEFAULT_LIMIT,
-        ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
-        ...(query.search === undefined ? {} : { search: query.search }),
-        sort: sortOf(query),
+      const sort = sortOf(query);
+      return page(request, reply, async () => {
+        const scans = await store.scans.list(teamOf(request), {
+          offset: query.offset ?? 0,
+          limit: query.limit ?? DEFAULT_LIMIT,
+          ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
+          ...(query.search === undefined ? {} : { search: query.search }),
+          sort,
+        });
+        return {
+          payload: { message: 'Successfully retrieved scans', data: scans.map(scanItem) },
+          live: scans.some((scan) => scan.status === 'running'),
+        };
       });
-      return { message: 'Successfully retrieved scans', data: scans.map(scanItem) };
     },
   );
 
@@ -201,15 +207,18 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       },
     },
     async (request, reply) => {
-      const hit = cached(request, reply);
-      if (hit !== undefined) return hit;
       const query = request.query as AssetsQuery;
-      const lists = await store.assets.list(teamOf(request), {
-        offset: query.offset ?? 0,
-        limit: query.limit ?? DEFAULT_LIMIT,
-        ...(query.search === undefined ? {} : { search: query.search }),
+      return page(request, reply, async () => {
+        const lists = await store.assets.list(teamOf(request), {
+          offset: query.offset ?? 0,
+          limit: query.limit ?? DEFAULT_LIMIT,
+          ...(query.search === undefined ? {} : { search: query.search }),
+        });
+        return {
+          payload: { message: 'Successfully retrieved assets', data: lists.map(assetItem) },
+          live: false,
+        };
       });
-      return { message: 'Successfully retrieved assets', data: lists.map(assetItem) };
     },
   );
 
@@ -226,11 +235,17 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       },
     },
     async (request, reply) => {
-      const hit = cached(request, reply);
-      if (hit !== undefined) return hit;
       const query = request.query as RetestQuery;
-      const results = await store.retests.list(teamOf(request), { offset: query.offset, limit: query.limit });
-      return { message: 'Successfully retrieved retest results', results: results.map(retestItem) };
+      return page(request, reply, async () => {
+        const results = await store.retests.list(teamOf(request), {
+          offset: query.offset,
+          limit: query.limit,
+        });
+        return {
+          payload: { message: 'Successfully retrieved retest results', results: results.map(retestItem) },
+          live: false,
+        };
+      });
     },
   );
 }
@@ -258,6 +273,11 @@ async function authenticate(
   }
   if (principal === null) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
   return principal;
+}
+
+function bytesOf(serialized: string | ArrayBuffer | Buffer): Buffer {
+  if (typeof serialized === 'string') return Buffer.from(serialized, 'utf8');
+  return Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized);
 }
 
 function teamOf(request: FastifyRequest): string {

@@ -3,6 +3,7 @@ import { AssetLists } from './assets.js';
 import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
 import { Findings } from './findings.js';
+import { freshRead } from './fresh-read.js';
 import { ApiKeys } from './keys.js';
 import type { Engine, StoreLocation } from './location.js';
 import { isSchemaCurrent, migrateToLatest } from './migrate.js';
@@ -59,6 +60,10 @@ export class Store {
    * Equal tokens mean identical data: on SQLite the connection's `data_version` (commits by other
    * connections) and `total_changes()` (its own writes); on PostgreSQL the current snapshot
    * (`pg_current_snapshot()`: every write transaction that starts or ends changes it).
+   *
+   * The token is always read after the call: on PostgreSQL, calls made while a read is under way
+   * share the next read (one round trip for all of them) rather than the one already sent, which
+   * may predate a write they must see.
    */
   async changeToken(): Promise<string> {
     const { connection } = this;
@@ -68,13 +73,17 @@ export class Store {
         .pluck();
       return String(this.tokenStatement.get());
     }
-    const result = await sql<{ token: string }>`select pg_current_snapshot()::text as token`.execute(
-      connection.db,
-    );
-    return result.rows[0]?.token ?? '';
+    this.postgresToken ??= freshRead(async () => {
+      const result = await sql<{ token: string }>`select pg_current_snapshot()::text as token`.execute(
+        connection.db,
+      );
+      return result.rows[0]?.token ?? '';
+    });
+    return this.postgresToken();
   }
 
   private tokenStatement: { get(): unknown } | undefined;
+  private postgresToken: (() => Promise<string>) | undefined;
 
   /** Resolves when the database answers; throws the driver's error when it does not. */
   async ping(): Promise<void> {
