@@ -68,23 +68,43 @@ export class Findings {
       }
       const templateHashes = await templateHashesOf(db, scanId, events);
       const now = Date.now();
-      const severities: Severity[] = [];
-      for (const part of chunks(events, 250)) {
-        const rows: FindingTable[] = part.map((event) =>
-          findingRow(event, scan.team_id, scanId, templateHashes, now),
-        );
-        const inserted = await db
-          .insertInto('finding')
-          .values(rows)
-          .onConflict((oc) => oc.columns(['scan_id', 'vuln_hash']).doNothing())
-          .returning('severity')
-          .execute();
-        for (const row of inserted) severities.push(row.severity as Severity);
-      }
+      const rows = events.map((event) => findingRow(event, scan.team_id, scanId, templateHashes, now));
+      const severities = await this.insertNew(db, rows);
       if (severities.length > 0) await countSeverities(db, scanId, severities, now);
       return { inserted: severities.length, severities };
     });
   }
+
+  /** Inserts the rows whose (scan, vuln hash) is new; returns their severities. */
+  private async insertNew(db: Kysely<Database>, rows: readonly FindingTable[]): Promise<Severity[]> {
+    const severities: Severity[] = [];
+    if (this.conn.engine === 'sqlite') {
+      // One prepared statement run per row: compiling multi-row inserts costs more than SQLite
+      // spends storing the rows. Same handle, so inside the caller's transaction.
+      this.sqliteInsert ??= this.conn.sqlite.prepare(
+        `insert into finding (${FINDING_COLUMNS.join(', ')}) values (${FINDING_COLUMNS.map(() => '?').join(', ')})
+         on conflict (scan_id, vuln_hash) do nothing`,
+      );
+      for (const row of rows) {
+        if (this.sqliteInsert.run(FINDING_COLUMNS.map((c) => row[c])).changes > 0) {
+          severities.push(row.severity as Severity);
+        }
+      }
+      return severities;
+    }
+    for (const part of chunks(rows, 250)) {
+      const inserted = await db
+        .insertInto('finding')
+        .values(part)
+        .onConflict((oc) => oc.columns(['scan_id', 'vuln_hash']).doNothing())
+        .returning('severity')
+        .execute();
+      for (const row of inserted) severities.push(row.severity as Severity);
+    }
+    return severities;
+  }
+
+  private sqliteInsert: { run(values: unknown[]): { changes: number } } | undefined;
 
   /** The finding with that vuln id, if it exists and (when `teamId` is given) belongs to that team. */
   async get(vulnId: string, teamId?: string): Promise<Finding | undefined> {
@@ -181,6 +201,23 @@ export class Findings {
     }));
   }
 }
+
+const FINDING_COLUMNS = [
+  'id',
+  'team_id',
+  'scan_id',
+  'vuln_hash',
+  'vuln_status',
+  'severity',
+  'template_id',
+  'template_path',
+  'template_url',
+  'template_hash',
+  'target',
+  'event',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof FindingTable)[];
 
 function findingRow(
   event: ResultEvent,
