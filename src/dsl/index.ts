@@ -7,6 +7,7 @@ export { byteLength, bytesToText, replaceInvalidBytes, textToBytes } from './byt
 export { type CompiledExpression, compileExpression } from './compile.js';
 export { DslEvaluationError, type DslEvaluationErrorKind, DslSyntaxError } from './errors.js';
 export { functionNames } from './functions/index.js';
+export { LayeredScope } from './layers.js';
 export {
   compileTemplateString,
   type RenderedText,

@@ -7,7 +7,7 @@
  * ends the block at the first finding. With `threads:` and payloads, combinations run in parallel
  * (each on its own: no history, no values passed between them), as nuclei runs them.
  */
-import type { TemplateString } from '../dsl/index.js';
+import { LayeredScope, type TemplateString } from '../dsl/index.js';
 import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import type { ResultEvent } from '../output/index.js';
@@ -22,6 +22,7 @@ import {
 import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
 import { type ExchangeHop, exchange } from './exchange.js';
+import { indexedValues, ResponseHistory } from './history.js';
 import { addPayloads, requestScope, type TemplateVariables, type Value } from './scope.js';
 import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
 
@@ -81,7 +82,7 @@ interface Carry {
   /** Internal extractor values by name (the latest extraction's values). */
   readonly dynamic: Map<string, readonly string[]>;
   /** Indexed response values of earlier requests (`body_1`, …). */
-  readonly history: Map<string, Value>;
+  readonly history: ResponseHistory;
 }
 
 export async function runBlock(state: RunState, block: HttpBlock): Promise<BlockOutcome> {
@@ -103,7 +104,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
   if (block.threads !== undefined && block.threads > 0 && block.payloads !== undefined) {
     await runParallel(run, count, block.threads);
   } else {
-    const carry: Carry = { dynamic: new Map(), history: new Map() };
+    const carry: Carry = { dynamic: new Map(), history: new ResponseHistory() };
     outer: for (const payloads of payloadTexts(block)) {
       for (let index = 0; index < count; index++) {
         if (done(run)) break outer;
@@ -364,6 +365,7 @@ function evaluateChain(
   unsafe: boolean,
 ): void {
   const { state } = run;
+  const metaValues = new Map<string, Value>(Object.entries(meta));
   for (let at = hops.length - 1; at >= 0; at--) {
     const hop = hops[at] as ExchangeHop;
     const final = at === hops.length - 1;
@@ -383,16 +385,17 @@ function evaluateChain(
       matched: hop.url,
       durationMs: response.durationMs,
     }).variables;
-    const data = new Map<string, Value>(scope);
-    for (const [name, value] of state.previous) data.set(name, value);
-    if (carry !== undefined) for (const [name, value] of carry.history) data.set(name, value);
-    for (const [name, value] of own) data.set(name, value);
-    for (const [name, value] of Object.entries(meta)) if (!own.has(name)) data.set(name, value);
-    for (const [name, value] of own) {
-      const indexed = `${name}_${index + 1}`;
-      data.set(indexed, value);
-      carry?.history.set(indexed, value);
-    }
+    carry?.history.record(index + 1, own);
+    // Lowest first: request scope, earlier blocks, earlier requests, payload values, this response,
+    // this response under its indexed names.
+    const data = new LayeredScope([
+      scope,
+      state.previous,
+      carry?.history ?? EMPTY,
+      metaValues,
+      own,
+      indexedValues(index + 1, own),
+    ]);
     const result = run.compiled.operators.execute({ variables: data });
     state.options.onResult?.({
       block: run.block.index,

@@ -1,4 +1,4 @@
-import { textToBytes, toText } from '../dsl/index.js';
+import { LayeredScope, textToBytes, toText } from '../dsl/index.js';
 import type { Value } from './gotext.js';
 import type { ResponseData } from './response.js';
 
@@ -8,16 +8,18 @@ import type { ResponseData } from './response.js';
  * (bytes, lower case, a parsed document) are computed once per evaluation.
  */
 export class Evaluation {
-  readonly variables: Map<string, Value>;
+  /** The response's variables with what extractors set on top (the response's map is not copied). */
+  readonly variables: ReadonlyMap<string, Value>;
+  private readonly extracted = new Map<string, Value>();
   private readonly texts = new Map<string, string | undefined>();
   private readonly derived = new Map<string, unknown>();
 
   constructor(data: ResponseData) {
-    this.variables = new Map(data.variables);
+    this.variables = new LayeredScope([data.variables, this.extracted]);
   }
 
   set(name: string, value: Value): void {
-    this.variables.set(name, value);
+    this.extracted.set(name, value);
     this.texts.clear();
     this.derived.clear();
   }
