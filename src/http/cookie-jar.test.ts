@@ -28,6 +28,17 @@ function cookieHeader(jar: CookieJar, url: string, headers: HeaderList = []): st
 }
 
 describe('CookieJar', () => {
+  it('leaves requests untouched while it holds no cookie', () => {
+    const jar = new CookieJar();
+    const plain = request('http://www.app.test/home', [['Cookie', 'own=1']]);
+    expect(jar.apply(plain)).toBe(plain);
+    jar.store({ url: 'http://www.app.test/', headers: [['Content-Type', 'text/html']] });
+    setCookies(jar, 'http://com/', 'tld=1; Domain=com');
+    expect(jar.apply(plain)).toBe(plain);
+    setCookies(jar, 'http://www.app.test/', 'session=abc');
+    expect(cookieHeader(jar, 'http://www.app.test/home', [['Cookie', 'own=1']])).toBe('own=1; session=abc');
+  });
+
   it('sends a host-only cookie back to its host only', () => {
     const jar = new CookieJar();
     setCookies(jar, 'http://www.app.test/login', 'session=abc');

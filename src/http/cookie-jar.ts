@@ -10,18 +10,27 @@ import { requestUrl } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
 
 export class CookieJar {
-  private readonly jar = new ToughJar(undefined, {
-    looseMode: true,
-    rejectPublicSuffixes: true,
-    allowSecureOnLocal: false,
-  });
+  /** Made with the first Set-Cookie: most runs never receive one. */
+  private jar: ToughJar | undefined;
+  /**
+   * Whether a cookie was ever stored. Until then the jar adds nothing, and neither URLs nor the jar
+   * are consulted (otherwise a URL parse and a jar lookup per request).
+   */
+  private holdsCookies = false;
 
   /** Stores the cookies a response sets (its `Set-Cookie` headers), scoped to the response's URL. */
   store(response: Pick<HttpResponse, 'url' | 'headers'>): void {
-    const url = parseUrl(response.url);
-    if (url === undefined) return;
+    let url: URL | undefined;
     for (const [name, value] of response.headers) {
-      if (name.toLowerCase() === 'set-cookie') this.jar.setCookieSync(value, url, { ignoreError: true });
+      if (name.length !== 10 || name.toLowerCase() !== 'set-cookie') continue;
+      url ??= parseUrl(response.url);
+      if (url === undefined) return;
+      this.jar ??= new ToughJar(undefined, {
+        looseMode: true,
+        rejectPublicSuffixes: true,
+        allowSecureOnLocal: false,
+      });
+      if (this.jar.setCookieSync(value, url, { ignoreError: true }) !== undefined) this.holdsCookies = true;
     }
   }
 
@@ -31,6 +40,7 @@ export class CookieJar {
    * as written and the jar's cookies are appended to the first Cookie header (or a new one at the end).
    */
   apply(request: HttpRequest): HttpRequest {
+    if (!this.holdsCookies || this.jar === undefined) return request;
     const url = parseUrl(requestUrl(request));
     if (url === undefined) return request;
     const own = new Set(cookieNames(request));
