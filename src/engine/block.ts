@@ -23,7 +23,7 @@ import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
 import { type ExchangeHop, exchange } from './exchange.js';
 import { indexedValues, ResponseHistory } from './history.js';
-import { addPayloads, requestScope, type TemplateVariables, type Value } from './scope.js';
+import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
 import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
 
 /** What the blocks of one run share. */
@@ -54,7 +54,7 @@ export interface RunState {
   flowError: string | undefined;
   /** The last evaluated response that produced no finding (for `-ms`). */
   lastUnmatched: ResponseFacts | undefined;
-  readonly targetVariableCache: Map<string, Record<string, string>>;
+  readonly targetVariableCache: Map<string, ReadonlyMap<string, Value>>;
 }
 
 export interface BlockOutcome {
@@ -200,7 +200,7 @@ function fail(run: BlockRun, failure: RequestFailure): void {
 type Prepared =
   | {
       readonly built: BuiltRequest;
-      readonly scope: Map<string, Value>;
+      readonly scope: RequestScope;
       readonly meta: Record<string, string>;
     }
   | { readonly skip: SkippedRequest }
@@ -334,10 +334,10 @@ function targetValues(
   const key = `${target.scheme}://${target.host}|${trim}`;
   let values = state.targetVariableCache.get(key);
   if (values === undefined) {
-    values = targetVariables(target, { trimTrailingSlash: trim });
+    values = new Map(Object.entries(targetVariables(target, { trimTrailingSlash: trim })));
     state.targetVariableCache.set(key, values);
   }
-  return new Map(Object.entries(values));
+  return values;
 }
 
 const EMPTY: ReadonlyMap<string, Value> = new Map();
@@ -359,7 +359,7 @@ function evaluateChain(
   run: BlockRun,
   index: number,
   hops: readonly ExchangeHop[],
-  scope: Map<string, Value>,
+  scope: RequestScope,
   meta: Record<string, string>,
   carry: Carry | undefined,
   unsafe: boolean,

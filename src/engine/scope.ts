@@ -8,7 +8,7 @@
  * request (so `{{rand_base(5)}}` is one value for the whole run, as nuclei evaluates such variables
  * once); entries that need values only a response provides are evaluated for each request.
  */
-import type { DslValue, TemplateString } from '../dsl/index.js';
+import { type DslValue, LayeredScope, type TemplateString } from '../dsl/index.js';
 import type { CompiledVariable } from './compiled.js';
 
 export type Value = DslValue;
@@ -57,12 +57,38 @@ export interface RequestLayers {
   readonly constants: Values;
 }
 
-/** The scope of one request before payload values are added. */
-export function requestScope(layers: RequestLayers): Map<string, Value> {
-  const scope = new Map<string, Value>(layers.variables.fixed);
-  for (const layer of [layers.dynamic, layers.context, layers.target, layers.options, layers.constants]) {
-    for (const [name, value] of layer) scope.set(name, value);
+/** A request's scope: its layers, read where they are, under the values the request adds itself. */
+export class RequestScope extends LayeredScope {
+  constructor(
+    layers: readonly Values[],
+    private readonly own: Map<string, Value> = new Map(),
+  ) {
+    super([...layers, own]);
   }
+
+  set(name: string, value: Value): this {
+    this.own.set(name, value);
+    return this;
+  }
+}
+
+/**
+ * The scope of one request before payload values are added. Layers are not copied (they are fixed
+ * for the run, or made for this request), except the template context, which later blocks and
+ * responses change: the request sees it as it was when the request was made.
+ */
+export function requestScope(layers: RequestLayers): RequestScope {
+  const context = layers.context.size === 0 ? undefined : new Map(layers.context);
+  const scope = new RequestScope(
+    [
+      layers.variables.fixed,
+      layers.dynamic,
+      ...(context === undefined ? [] : [context]),
+      layers.target,
+      layers.options,
+      layers.constants,
+    ].filter((layer) => layer.size > 0),
+  );
   for (const variable of layers.variables.lazy) {
     if (scope.has(variable.name)) continue;
     const rendered = variable.value.render(scope);
@@ -79,7 +105,7 @@ export function requestScope(layers: RequestLayers): Map<string, Value> {
  * that stayed unresolved in them.
  */
 export function addPayloads(
-  scope: Map<string, Value>,
+  scope: RequestScope,
   payloads: ReadonlyMap<string, TemplateString>,
 ): { meta: Record<string, string>; unresolved: string[] } {
   const meta: Record<string, string> = {};
