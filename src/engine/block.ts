@@ -370,7 +370,11 @@ function evaluateChain(
     const hop = hops[at] as ExchangeHop;
     const final = at === hops.length - 1;
     const response = final ? hop.response : { ...hop.response, body: Buffer.alloc(0) };
-    const requestDump = typeof hop.sent === 'string' ? dumpRawRequest(hop.sent) : dumpRequest(hop.sent);
+    let dump: string | undefined;
+    const requestDump = (): string => {
+      dump ??= typeof hop.sent === 'string' ? dumpRawRequest(hop.sent) : dumpRequest(hop.sent);
+      return dump;
+    };
     const own = responseVariables({
       response: {
         status: response.statusCode,
@@ -410,7 +414,7 @@ function evaluateChain(
     // Dumps and the curl command are only built for what is reported.
     const facts = (): ResponseFacts => ({
       matchedAt: hop.url,
-      request: requestDump,
+      request: requestDump(),
       response: dumpResponse(response),
       ...(unsafe || typeof hop.sent === 'string' ? {} : { curlCommand: curlCommand(hop.sent) }),
       ...(hop.response.remoteAddress === undefined ? {} : { ip: hop.response.remoteAddress }),

@@ -21,6 +21,10 @@ beforeAll(async () => {
     },
     { method: 'POST', path: '/login', respond: { status: 401, body: 'bad credentials' } },
     { path: '/token', respond: { body: '<input name="csrf" value="tok-123">' } },
+    {
+      path: '/typed',
+      respond: { body: 'typed', headers: { 'Content-Type': 'text/plain', 'X-Trace-Id': 'trace-7' } },
+    },
     { path: '/hostile', respond: { body: '<input name="csrf" value="{{base64(username)}}§user§">' } },
     {
       method: 'POST',
@@ -306,6 +310,64 @@ http:
     expect(server.requests.at(-1)?.body).toBe('csrf=tok-123');
     expect(run.events).toHaveLength(1);
     expect(run.events[0]?.['matched-at']).toBe(`${server.url}/submit`);
+  });
+
+  it('gives operators every response value they name: header dump, raw, request, headers, earlier ones', async () => {
+    const t = template(`id: every-part${header}
+http:
+  - raw:
+      - |
+        GET /typed HTTP/1.1
+        Host: {{Hostname}}
+        X-Probe: first
+      - |
+        GET /echo HTTP/1.1
+        Host: {{Hostname}}
+        X-Probe: second
+    matchers-condition: and
+    matchers:
+      - type: word
+        part: all_headers
+        words: ["Content-Length: 25"]
+      - type: word
+        part: header
+        words: ["HTTP/1.1 200"]
+      - type: word
+        part: raw
+        words: ["x=second"]
+      - type: word
+        part: request
+        words: ["X-Probe: second"]
+      - type: dsl
+        dsl:
+          - 'x_trace_id_1 == "trace-7" && contains(all_headers_1, "Content-Type") && contains(response_1, "typed")'
+          - 'contains(request_1, "X-Probe: first") && status_code_1 == 200 && contains(body_2, "x=second")'
+          - 'contains(all, "x=second") && content_length_1 > 0 && contains(header_2, "200")'
+`);
+    const run = await runTemplate(t, server.url, { client });
+    expect(run.requests).toBe(2);
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.request).toContain('X-Probe: second');
+  });
+
+  it('keeps an earlier response under its request number across payload combinations', async () => {
+    const t = template(`id: history-payloads${header}
+http:
+  - raw:
+      - |
+        GET /echo?n={{n}} HTTP/1.1
+        Host: {{Hostname}}
+      - |
+        GET /item/{{n}} HTTP/1.1
+        Host: {{Hostname}}
+    payloads:
+      n: ["1", "2"]
+    matchers:
+      - type: dsl
+        dsl: ['contains(body_1, "n=" + n) && body_2 == "item " + n']
+`);
+    const run = await runTemplate(t, server.url, { client });
+    expect(run.events.map((e) => e.meta)).toEqual([{ n: '1' }, { n: '2' }]);
   });
 
   it('keeps the session cookie between requests, and not with disable-cookie', async () => {

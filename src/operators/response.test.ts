@@ -46,6 +46,53 @@ describe('responseVariables', () => {
     expect(v.get('csrftoken')).toBe('tok-42');
   });
 
+  it('lists its values in the order nuclei fills its map: variables, cookies, headers, then the fixed parts', () => {
+    const withVars = response({ ...loginPage, variables: [['username', 'admin']] });
+    expect([...withVars.variables.keys()]).toEqual([
+      'username',
+      'phpsessid',
+      'csrftoken',
+      'server',
+      'x_powered_by',
+      'set_cookie',
+      'content_type',
+      'content_length',
+      'host',
+      'type',
+      'matched',
+      'request',
+      'response',
+      'raw',
+      'status_code',
+      'body',
+      'all_headers',
+      'header',
+      'all',
+      'duration',
+    ]);
+    expect(withVars.variables.size).toBe(20);
+    expect(new Map(withVars.variables).get('content_length')).toBe(412);
+  });
+
+  it('makes the request text only when it is read, once', () => {
+    let made = 0;
+    const data = responseVariables({
+      response: { status: 200, headers: [], body: Buffer.from('ok') },
+      request: () => {
+        made += 1;
+        return 'GET / HTTP/1.1\r\n\r\n';
+      },
+      host: 'https://app.test',
+      matched: 'https://app.test/',
+      durationMs: 1,
+    });
+    expect(data.variables.get('body')).toBe('ok');
+    expect(made).toBe(0);
+    expect(data.variables.get('request')).toBe('GET / HTTP/1.1\r\n\r\n');
+    expect(data.variables.get('request')).toBe('GET / HTTP/1.1\r\n\r\n');
+    expect(made).toBe(1);
+  });
+
   it('lets response values win over template variables of the same name', () => {
     const withVars = response({
       status: 302,

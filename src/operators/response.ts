@@ -38,8 +38,8 @@ export interface ReceivedResponse {
 
 export interface ResponseContext {
   readonly response: ReceivedResponse;
-  /** The request as sent, as raw HTTP text. */
-  readonly request: string;
+  /** The request as sent, as raw HTTP text (or how to make it, when the text is wanted). */
+  readonly request: string | (() => string);
   /** The scan input the template runs against (`host`). */
   readonly host: string;
   /** The URL of the request that produced this response (`matched`, later `matched-at`). */
@@ -52,32 +52,137 @@ export interface ResponseContext {
   readonly variables?: Iterable<readonly [string, Value]>;
 }
 
-/** Builds the variables map nuclei's `responseToDSLMap` builds for an HTTP response. */
+/**
+ * Builds the variables map nuclei's `responseToDSLMap` builds for an HTTP response. The map is
+ * lazy: a value (the body as text, the header dump, the raw response, the request dump, the headers
+ * by name) is computed when first read, so a template pays only for the parts its operators use.
+ */
 export function responseVariables(context: ResponseContext): ResponseData {
-  const { response } = context;
-  const variables = new Map<string, Value>(context.variables ?? []);
-  for (const [name, value] of responseCookies(response.headers)) variables.set(name.toLowerCase(), value);
-  for (const [name, value] of joinedHeaders(response.headers)) variables.set(name, value);
+  return { variables: new ResponseVariables(context) };
+}
 
-  const head = response.head === undefined ? headText(response) : bytesToText(response.head);
-  const body = bytesToText(response.body);
-  // The head ends with CRLF, so head and body converted apart give the text of the whole.
-  const raw = head + body;
+/** The names every response has, in nuclei's order; response values win over template variables. */
+const FIXED_NAMES = [
+  'host',
+  'type',
+  'matched',
+  'request',
+  'response',
+  'raw',
+  'status_code',
+  'body',
+  'all_headers',
+  'header',
+  'all',
+  'duration',
+  'content_length',
+] as const;
+type FixedName = (typeof FIXED_NAMES)[number];
+const fixedNames: ReadonlySet<string> = new Set(FIXED_NAMES);
 
-  variables.set('host', context.host);
-  variables.set('type', 'http');
-  variables.set('matched', context.matched);
-  variables.set('request', context.request);
-  variables.set('response', raw);
-  variables.set('raw', raw);
-  variables.set('status_code', response.status);
-  variables.set('body', body);
-  variables.set('all_headers', head);
-  variables.set('header', head);
-  variables.set('all', body + head);
-  variables.set('duration', context.durationMs / 1000);
-  variables.set('content_length', contentLength(response));
-  return { variables };
+class ResponseVariables implements ReadonlyMap<string, Value> {
+  private readonly fixed = new Map<FixedName, Value>();
+  /** Cookies then headers by name, over the context's variables. */
+  private named: Map<string, Value> | undefined;
+
+  constructor(private readonly context: ResponseContext) {}
+
+  get(name: string): Value | undefined {
+    if (fixedNames.has(name)) return this.fixedValue(name as FixedName);
+    return this.namedValues().get(name);
+  }
+
+  has(name: string): boolean {
+    return fixedNames.has(name) || this.namedValues().has(name);
+  }
+
+  get size(): number {
+    return this.merged().size;
+  }
+
+  forEach(
+    callback: (value: Value, key: string, map: ReadonlyMap<string, Value>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const [key, value] of this.merged()) callback.call(thisArg, value, key, this);
+  }
+
+  entries(): MapIterator<[string, Value]> {
+    return this.merged().entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.merged().keys();
+  }
+
+  values(): MapIterator<Value> {
+    return this.merged().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Value]> {
+    return this.entries();
+  }
+
+  /** Every name in the order nuclei's map is filled. */
+  private merged(): Map<string, Value> {
+    const out = new Map(this.namedValues());
+    for (const name of FIXED_NAMES) out.set(name, this.fixedValue(name));
+    return out;
+  }
+
+  private namedValues(): Map<string, Value> {
+    if (this.named !== undefined) return this.named;
+    const { context } = this;
+    const named = new Map<string, Value>(context.variables ?? []);
+    for (const [name, value] of responseCookies(context.response.headers))
+      named.set(name.toLowerCase(), value);
+    for (const [name, value] of joinedHeaders(context.response.headers)) named.set(name, value);
+    this.named = named;
+    return named;
+  }
+
+  private fixedValue(name: FixedName): Value {
+    let value = this.fixed.get(name);
+    if (value === undefined) {
+      value = this.computeFixed(name);
+      this.fixed.set(name, value);
+    }
+    return value;
+  }
+
+  private computeFixed(name: FixedName): Value {
+    const { context } = this;
+    const { response } = context;
+    switch (name) {
+      case 'host':
+        return context.host;
+      case 'type':
+        return 'http';
+      case 'matched':
+        return context.matched;
+      case 'request':
+        return typeof context.request === 'string' ? context.request : context.request();
+      case 'raw':
+        return this.fixedValue('response');
+      case 'response':
+        // The head ends with CRLF, so head and body converted apart give the text of the whole.
+        return (this.fixedValue('header') as string) + (this.fixedValue('body') as string);
+      case 'status_code':
+        return response.status;
+      case 'body':
+        return bytesToText(response.body);
+      case 'all_headers':
+        return this.fixedValue('header');
+      case 'header':
+        return response.head === undefined ? headText(response) : bytesToText(response.head);
+      case 'all':
+        return (this.fixedValue('body') as string) + (this.fixedValue('header') as string);
+      case 'duration':
+        return context.durationMs / 1000;
+      case 'content_length':
+        return contentLength(response);
+    }
+  }
 }
 
 /**
