@@ -365,7 +365,8 @@ function evaluateChain(
   unsafe: boolean,
 ): void {
   const { state } = run;
-  const metaValues = new Map<string, Value>(Object.entries(meta));
+  const metaValues: ReadonlyMap<string, Value> =
+    Object.keys(meta).length === 0 ? EMPTY : new Map(Object.entries(meta));
   for (let at = hops.length - 1; at >= 0; at--) {
     const hop = hops[at] as ExchangeHop;
     const final = at === hops.length - 1;
@@ -389,16 +390,17 @@ function evaluateChain(
       matched: hop.url,
       durationMs: response.durationMs,
     }).variables;
-    carry?.history.record(index + 1, own);
+    const history = run.compiled.readsHistory;
+    if (history) carry?.history.record(index + 1, own);
     // Lowest first: request scope, earlier blocks, earlier requests, payload values, this response,
     // this response under its indexed names.
     const data = new LayeredScope([
       scope,
       state.previous,
-      carry?.history ?? EMPTY,
+      history ? (carry?.history ?? EMPTY) : EMPTY,
       metaValues,
       own,
-      indexedValues(index + 1, own),
+      history ? indexedValues(index + 1, own) : EMPTY,
     ]);
     const result = run.compiled.operators.execute({ variables: data });
     state.options.onResult?.({

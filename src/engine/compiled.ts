@@ -36,6 +36,11 @@ export interface CompiledBlock {
   readonly headers: readonly CompiledHeader[];
   readonly body?: TemplateString;
   readonly operators: CompiledOperators;
+  /**
+   * The operators read earlier responses by request number (`body_1`): only then are responses
+   * kept for the requests after them.
+   */
+  readonly readsHistory: boolean;
 }
 
 export interface CompiledVariable {
@@ -73,7 +78,12 @@ function compileBlock(block: HttpBlock): CompiledBlock {
     headers: block.headers.map((h) => ({ name: h.name, value: h.template })),
     ...(block.body === undefined ? {} : { body: block.body.template }),
     operators: block.operators,
+    readsHistory: readsIndexedNames(block.operators.names),
   };
+}
+
+function readsIndexedNames(names: ReadonlySet<string> | 'any'): boolean {
+  return names === 'any' || [...names].some((name) => /_[1-9]\d*$/.test(name));
 }
 
 /**

@@ -44,6 +44,25 @@ export function compileWords(words: readonly string[], errorAt: ErrorAt): Compil
   return errors.length > 0 ? { ok: false, errors } : { ok: true, values: compiled };
 }
 
+/**
+ * The variables an expression reads (none when it does not compile). A name with `-` may also be
+ * read as an expression (`{{a-b}}` is `a - b` when there is no variable `a-b`): its parts count too.
+ */
+export function expressionNames(source: string): string[] {
+  const expression = compileExpression(source);
+  return expression instanceof DslSyntaxError ? [] : expression.variables.flatMap(withHyphenParts);
+}
+
+/** The variables the placeholders of a text read. */
+export function templateNames(text: string): string[] {
+  const template = compileTemplateString(text);
+  return template instanceof DslSyntaxError ? [] : template.variables.flatMap(withHyphenParts);
+}
+
+function withHyphenParts(name: string): string[] {
+  return name.includes('-') ? [name, ...name.split('-')] : [name];
+}
+
 function syntaxError(
   errorAt: ErrorAt,
   field: string,

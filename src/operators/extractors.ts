@@ -1,15 +1,17 @@
 import { DslEvaluationError, type DslValue, toText } from '../dsl/index.js';
 import { type ErrorAt, errorsAt, type OperatorError } from './errors.js';
-import { compileExpressions } from './expressions.js';
+import { compileExpressions, expressionNames } from './expressions.js';
 import type { Value } from './gotext.js';
 import { JqQuery } from './jq.js';
 import type { Extractor } from './model.js';
-import type { Evaluation } from './parts.js';
+import { type Evaluation, partNames } from './parts.js';
 import { ScanRegex } from './scan.js';
 import { parseMarkup, XPathQuery } from './xpath.js';
 
 export interface CompiledExtractor {
   readonly model: Extractor;
+  /** The variables the extractor reads; `any` when it reads them all (case-insensitive kval). */
+  readonly names: readonly string[] | 'any';
   /** The distinct values extracted, in the order found. */
   extract(evaluation: Evaluation): string[];
 }
@@ -24,7 +26,19 @@ export function compileExtractor(model: Extractor, index: number): CompiledExtra
   }
   const extract = compileExtract(model, errorAt);
   if (Array.isArray(extract)) return extract;
-  return { model, extract: (evaluation) => [...new Set(extract(evaluation))] };
+  return { model, names: extractorNames(model), extract: (evaluation) => [...new Set(extract(evaluation))] };
+}
+
+function extractorNames(model: Extractor): string[] | 'any' {
+  switch (model.type) {
+    case 'kval':
+      if (model.caseInsensitive) return 'any';
+      return model.kval.flatMap((key) => [key.toLowerCase(), key.toLowerCase().replaceAll('-', '_')]);
+    case 'dsl':
+      return model.dsl.flatMap(expressionNames);
+    default:
+      return partNames(model.part);
+  }
 }
 
 type Extract = (evaluation: Evaluation) => Iterable<string>;

@@ -1,8 +1,8 @@
 import type { DslValue, TemplateString } from '../dsl/index.js';
 import { type ErrorAt, errorsAt, type OperatorError } from './errors.js';
-import { compileExpressions, compileWords } from './expressions.js';
+import { compileExpressions, compileWords, expressionNames, templateNames } from './expressions.js';
 import type { Condition, Matcher } from './model.js';
-import type { Evaluation } from './parts.js';
+import { type Evaluation, partNames } from './parts.js';
 import { ScanRegex } from './scan.js';
 import { parseMarkup, XPathQuery } from './xpath.js';
 
@@ -14,6 +14,8 @@ export interface MatchOutcome {
 
 export interface CompiledMatcher {
   readonly model: Matcher;
+  /** The variables the matcher reads. */
+  readonly names: readonly string[];
   match(evaluation: Evaluation): MatchOutcome;
 }
 
@@ -30,6 +32,7 @@ export function compileMatcher(model: Matcher, index: number): CompiledMatcher |
   if (Array.isArray(matchPart)) return matchPart;
   return {
     model,
+    names: matcherNames(model),
     match: (evaluation) => {
       const outcome = matchPart(evaluation);
       // A part the response does not have fails the matcher, negative or not (nuclei's `Match`).
@@ -37,6 +40,20 @@ export function compileMatcher(model: Matcher, index: number): CompiledMatcher |
       return model.negative ? { matched: !outcome.matched, snippets: [] } : outcome;
     },
   };
+}
+
+/** What a matcher reads: its part, the status, or the variables of its expressions and words. */
+function matcherNames(model: Matcher): string[] {
+  switch (model.type) {
+    case 'status':
+      return ['status_code'];
+    case 'dsl':
+      return model.dsl.flatMap(expressionNames);
+    case 'word':
+      return [...partNames(model.part), ...model.words.flatMap(templateNames)];
+    default:
+      return partNames(model.part);
+  }
 }
 
 type MatchPart = (evaluation: Evaluation) => MatchOutcome | undefined;

@@ -371,3 +371,43 @@ describe('compileOperators on arbitrary input', () => {
     );
   });
 });
+
+describe('the variables operators read', () => {
+  it('lists parts, the status, expression variables and placeholders of words', () => {
+    const compiled = operators({
+      matchers: [
+        status([200]),
+        word(['admin', '{{username}}'], { part: 'header' }),
+        regex(['x'], { part: 'all' }),
+        dslMatcher(['contains(body_2, token) && status_code_1 == 302', 'wp-version == "1"']),
+      ],
+      extractors: [
+        regexExtractor(['v([0-9]+)'], { part: 'location' }),
+        kval(['X-Token']),
+        dslExtractor(['to_lower(server)']),
+      ],
+    });
+    expect(compiled.names).toEqual(
+      new Set([
+        'status_code',
+        'all_headers',
+        'username',
+        'all',
+        'body',
+        'body_2',
+        'token',
+        'status_code_1',
+        'wp',
+        'version',
+        'location',
+        'x-token',
+        'x_token',
+        'server',
+      ]),
+    );
+  });
+
+  it('reads every variable when a key-value extractor ignores case', () => {
+    expect(operators({ extractors: [kval(['server'], { caseInsensitive: true })] }).names).toBe('any');
+  });
+});

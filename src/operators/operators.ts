@@ -40,6 +40,8 @@ export interface Finding {
 
 export interface CompiledOperators {
   readonly model: Operators;
+  /** The variables the matchers and extractors read, or `any` when they may read every one. */
+  readonly names: ReadonlySet<string> | 'any';
   execute(data: ResponseData): OperatorResult;
 }
 
@@ -59,7 +61,22 @@ export function compileOperators(model: Operators): CompiledOperators | Operator
     else extractors.push(compiled);
   }
   if (errors.length > 0) return errors;
-  return { model, execute: (data) => execute(model, matchers, extractors, data) };
+  return {
+    model,
+    names: namesOf([...matchers, ...extractors]),
+    execute: (data) => execute(model, matchers, extractors, data),
+  };
+}
+
+function namesOf(
+  operators: readonly { readonly names: readonly string[] | 'any' }[],
+): ReadonlySet<string> | 'any' {
+  const names = new Set<string>();
+  for (const operator of operators) {
+    if (operator.names === 'any') return 'any';
+    for (const name of operator.names) names.add(name);
+  }
+  return names;
 }
 
 interface Collected {

@@ -66,6 +66,12 @@ export class Evaluation {
   }
 }
 
+/** The variables a `part:` reads (`all` is the body and the header dump). */
+export function partNames(part: string): string[] {
+  const name = partName(part);
+  return name === 'all' ? ['all', 'body', 'all_headers'] : [name];
+}
+
 /** `part:` as nuclei resolves it: empty means `body`, `header` means `all_headers`. */
 export function partName(part: string): string {
   if (part === '') return 'body';
