@@ -21,7 +21,7 @@ import {
 } from './build.js';
 import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
-import { type ExchangeHop, exchange } from './exchange.js';
+import { type ExchangeHop, type ExchangeSettings, exchange } from './exchange.js';
 import { indexedValues, ResponseHistory } from './history.js';
 import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
 import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
@@ -55,6 +55,8 @@ export interface RunState {
   /** The last evaluated response that produced no finding (for `-ms`). */
   lastUnmatched: ResponseFacts | undefined;
   readonly targetVariableCache: Map<string, ReadonlyMap<string, Value>>;
+  /** The run target's variables, without and with the trailing slash trimmed, once made. */
+  readonly runTargetValues: [ReadonlyMap<string, Value>?, ReadonlyMap<string, Value>?];
 }
 
 export interface BlockOutcome {
@@ -75,6 +77,8 @@ interface BlockRun {
   /** An unresolved request ended the block. */
   ended: boolean;
   readonly sentOnce: Set<number>;
+  /** How the block's requests are sent (the same for each). */
+  readonly exchange: ExchangeSettings;
 }
 
 /** Per-request state that carries over between requests of a sequential block. */
@@ -99,6 +103,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     stopped: false,
     ended: false,
     sentOnce: new Set(),
+    exchange: exchangeSettings(state, block),
   };
   const count = block.requests.kind === 'raw' ? compiled.raw.length : compiled.paths.length;
   if (block.threads !== undefined && block.threads > 0 && block.payloads !== undefined) {
@@ -113,6 +118,21 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     }
   }
   return { flowValue: run.flowValue };
+}
+
+function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
+  const { options } = state;
+  const maxBodyBytes = block.maxSize ?? options.maxBodyBytes;
+  return {
+    client: options.client,
+    ...(block.skipSecretFile || options.authorizer === undefined ? {} : { authorizer: options.authorizer }),
+    ...(block.cookieJar ? { jar: state.jar } : {}),
+    redirects: block.redirects,
+    retries: options.retries ?? 0,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
 }
 
 function done(run: BlockRun): boolean {
@@ -161,20 +181,7 @@ async function runRequest(
     if (run.sentOnce.has(index)) return;
     run.sentOnce.add(index);
   }
-  const result = await exchange(built, {
-    client: state.options.client,
-    ...(block.skipSecretFile || state.options.authorizer === undefined
-      ? {}
-      : { authorizer: state.options.authorizer }),
-    ...(block.cookieJar ? { jar: state.jar } : {}),
-    redirects: block.redirects,
-    retries: state.options.retries ?? 0,
-    ...(state.options.timeoutMs === undefined ? {} : { timeoutMs: state.options.timeoutMs }),
-    ...((block.maxSize ?? state.options.maxBodyBytes) === undefined
-      ? {}
-      : { maxBodyBytes: block.maxSize ?? state.options.maxBodyBytes }),
-    ...(state.options.signal === undefined ? {} : { signal: state.options.signal }),
-  });
+  const result = await exchange(built, run.exchange);
   if (result.kind === 'failed') {
     if (state.options.signal?.aborted === true) {
       state.aborted = true;
@@ -331,12 +338,18 @@ function targetValues(
   trim: boolean,
 ): ReadonlyMap<string, Value> {
   if (target === undefined) return EMPTY;
+  const slot = trim ? 1 : 0;
+  if (target === state.target) {
+    const cached = state.runTargetValues[slot];
+    if (cached !== undefined) return cached;
+  }
   const key = `${target.scheme}://${target.host}|${trim}`;
   let values = state.targetVariableCache.get(key);
   if (values === undefined) {
     values = new Map(Object.entries(targetVariables(target, { trimTrailingSlash: trim })));
     state.targetVariableCache.set(key, values);
   }
+  if (target === state.target) state.runTargetValues[slot] = values;
   return values;
 }
 

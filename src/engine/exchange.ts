@@ -6,6 +6,7 @@
 import {
   type BeforeHop,
   type CookieJar,
+  type FollowOptions,
   type HttpRequest,
   type HttpResponse,
   type RedirectPolicy,
@@ -87,8 +88,19 @@ async function exchangeHttp(
   hops: ExchangeHop[],
 ): Promise<void> {
   const { authorizer } = settings;
-  const authorized = new WeakMap<HttpRequest, Authorized>();
   const options = sendOptions(settings, built.timeoutMs, built.tlsServerName);
+  if (authorizer === undefined) {
+    await sendFollowingRedirects(
+      built.request,
+      followOptions(settings, async (outgoing) => {
+        const response = await withRetries(() => settings.client.send(outgoing, options), settings);
+        hops.push({ sent: outgoing, response, url: requestUrl(outgoing) });
+        return response;
+      }),
+    );
+    return;
+  }
+  const authorized = new WeakMap<HttpRequest, Authorized>();
   const authorize = async (clean: HttpRequest): Promise<HttpRequest> => {
     if (authorizer === undefined) return clean;
     const decision = await authorizer.authorize(clean);
@@ -111,13 +123,19 @@ async function exchangeHttp(
     hops.push({ sent, response, url: requestUrl(facts?.clean ?? outgoing) });
     return response;
   };
-  await sendFollowingRedirects(built.request, {
+  await sendFollowingRedirects(built.request, { ...followOptions(settings, send), beforeHop });
+}
+
+function followOptions(
+  settings: ExchangeSettings,
+  send: (request: HttpRequest) => Promise<HttpResponse>,
+): FollowOptions {
+  return {
     send,
     policy: redirectPolicy(settings.redirects),
     ...(settings.redirects.follow === 'none' ? {} : { maxRedirects: settings.redirects.max }),
-    beforeHop,
     ...(settings.jar === undefined ? {} : { jar: settings.jar }),
-  });
+  };
 }
 
 async function exchangeUnsafe(
@@ -148,7 +166,26 @@ async function exchangeUnsafe(
   hops.push({ sent: text, response, url: built.url });
 }
 
+/** The send options of requests without their own timeout or TLS name, per exchange settings. */
+const commonSendOptions = new WeakMap<ExchangeSettings, SendOptions>();
+
 function sendOptions(
+  settings: ExchangeSettings,
+  timeoutMs: number | undefined,
+  tlsServerName: string | undefined,
+): SendOptions {
+  if (timeoutMs !== undefined || tlsServerName !== undefined) {
+    return newSendOptions(settings, timeoutMs, tlsServerName);
+  }
+  let common = commonSendOptions.get(settings);
+  if (common === undefined) {
+    common = newSendOptions(settings, undefined, undefined);
+    commonSendOptions.set(settings, common);
+  }
+  return common;
+}
+
+function newSendOptions(
   settings: ExchangeSettings,
   timeoutMs: number | undefined,
   tlsServerName: string | undefined,

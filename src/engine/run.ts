@@ -129,5 +129,6 @@ function initialState(
     flowError: undefined,
     lastUnmatched: undefined,
     targetVariableCache: new Map(),
+    runTargetValues: [],
   };
 }

@@ -59,11 +59,14 @@ export interface RequestLayers {
 
 /** A request's scope: its layers, read where they are, under the values the request adds itself. */
 export class RequestScope extends LayeredScope {
-  constructor(
-    layers: readonly Values[],
-    private readonly own: Map<string, Value> = new Map(),
-  ) {
-    super([...layers, own]);
+  private readonly own: Map<string, Value>;
+
+  /** `layers` is taken over: the request's own values are added on top of it. */
+  constructor(layers: Values[]) {
+    const own = new Map<string, Value>();
+    layers.push(own);
+    super(layers);
+    this.own = own;
   }
 
   set(name: string, value: Value): this {
@@ -78,17 +81,19 @@ export class RequestScope extends LayeredScope {
  * responses change: the request sees it as it was when the request was made.
  */
 export function requestScope(layers: RequestLayers): RequestScope {
-  const context = layers.context.size === 0 ? undefined : new Map(layers.context);
-  const scope = new RequestScope(
-    [
-      layers.variables.fixed,
-      layers.dynamic,
-      ...(context === undefined ? [] : [context]),
-      layers.target,
-      layers.options,
-      layers.constants,
-    ].filter((layer) => layer.size > 0),
-  );
+  const under: Values[] = [];
+  for (const layer of [
+    layers.variables.fixed,
+    layers.dynamic,
+    layers.context,
+    layers.target,
+    layers.options,
+    layers.constants,
+  ]) {
+    if (layer.size === 0) continue;
+    under.push(layer === layers.context ? new Map(layer) : layer);
+  }
+  const scope = new RequestScope(under);
   for (const variable of layers.variables.lazy) {
     if (scope.has(variable.name)) continue;
     const rendered = variable.value.render(scope);

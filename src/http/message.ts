@@ -32,7 +32,9 @@ export function headerValues(headers: HeaderList, name: string): string[] {
 }
 
 export function headerValue(headers: HeaderList, name: string): string | undefined {
-  return headerValues(headers, name)[0];
+  const lower = name.toLowerCase();
+  for (const [n, v] of headers) if (n.toLowerCase() === lower) return v;
+  return undefined;
 }
 
 /**

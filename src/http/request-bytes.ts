@@ -32,7 +32,11 @@ export function expectsPayload(method: string): boolean {
   return payloadMethods.has(method);
 }
 
+/** Shared by every empty body: a zero-length buffer has no byte to change. */
+const NO_BYTES = Buffer.alloc(0);
+
 export function bodyBytes(body: string | Uint8Array): Buffer {
+  if (body === '') return NO_BYTES;
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
