@@ -12,7 +12,12 @@ import type { DslValue, VariableScope } from './value.js';
  * iterating (rare: a case-insensitive key-value extractor, diagnostics) merges the layers.
  */
 export class LayeredScope implements VariableScope {
-  constructor(private readonly layers: readonly VariableScope[]) {}
+  constructor(private readonly layers: VariableScope[]) {}
+
+  /** Puts `layer` on top of the others. */
+  addTop(layer: VariableScope): void {
+    this.layers.push(layer);
+  }
 
   get(name: string): DslValue | undefined {
     for (let i = this.layers.length - 1; i >= 0; i--) {

@@ -26,7 +26,24 @@ export function compileExtractor(model: Extractor, index: number): CompiledExtra
   }
   const extract = compileExtract(model, errorAt);
   if (Array.isArray(extract)) return extract;
-  return { model, names: extractorNames(model), extract: (evaluation) => [...new Set(extract(evaluation))] };
+  return { model, names: extractorNames(model), extract: (evaluation) => distinct(extract(evaluation)) };
+}
+
+/** The values in order, each once (no set is made for none or one value, the usual case). */
+function distinct(values: Iterable<string>): string[] {
+  const out: string[] = [];
+  let seen: Set<string> | undefined;
+  for (const value of values) {
+    if (out.length === 0) {
+      out.push(value);
+      continue;
+    }
+    seen ??= new Set(out);
+    if (seen.has(value)) continue;
+    seen.add(value);
+    out.push(value);
+  }
+  return out;
 }
 
 function extractorNames(model: Extractor): string[] | 'any' {

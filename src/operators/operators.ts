@@ -79,12 +79,17 @@ function namesOf(
   return names;
 }
 
+/** Shared by results that have none of a kind (results hand their maps out read-only). */
+const NONE: ReadonlyMap<string, never> = new Map<string, never>();
+const NO_FINDINGS: readonly Finding[] = Object.freeze([]);
+
+/** What an evaluation found so far; the maps are made when something goes in them. */
 interface Collected {
   matched: boolean;
-  readonly matches: Map<string, readonly string[]>;
-  readonly extracts: Map<string, readonly string[]>;
+  matches: Map<string, readonly string[]> | undefined;
+  extracts: Map<string, readonly string[]> | undefined;
   readonly outputExtracts: string[];
-  readonly dynamicValues: Map<string, string[]>;
+  dynamicValues: Map<string, string[]> | undefined;
 }
 
 /** nuclei's `Operators.Execute`: extractors first (their values visible to matchers), then matchers. */
@@ -97,37 +102,39 @@ function execute(
   const evaluation = new Evaluation(data);
   const collected: Collected = {
     matched: false,
-    matches: new Map(),
-    extracts: new Map(),
+    matches: undefined,
+    extracts: undefined,
     outputExtracts: [],
-    dynamicValues: new Map(),
+    dynamicValues: undefined,
   };
   runExtractors(extractors, evaluation, collected);
-  exposeDynamicValues(collected.dynamicValues, evaluation);
+  if (collected.dynamicValues !== undefined) exposeDynamicValues(collected.dynamicValues, evaluation);
+  const dynamic = collected.dynamicValues !== undefined;
 
   for (const matcher of matchers) {
     const outcome = matcher.match(evaluation);
     if (outcome.matched) {
       const name = matcher.model.name;
       if (model.matchersCondition === 'or' && name !== undefined && name !== '' && !matcher.model.internal) {
+        collected.matches ??= new Map();
         collected.matches.set(name, outcome.snippets);
       }
       collected.matched = true;
     } else if (model.matchersCondition === 'and') {
       collected.matched = false;
-      return resultOf(model, collected, evaluation, collected.dynamicValues.size > 0);
+      return resultOf(model, collected, evaluation, dynamic);
     }
   }
 
   const allInternal = extractors.every((extractor) => extractor.model.internal);
   const hasResult =
-    (collected.dynamicValues.size > 0 && allInternal) ||
+    (dynamic && allInternal) ||
     (matchers.length > 0 && !collected.matched
-      ? collected.dynamicValues.size > 0
-      : collected.extracts.size > 0 ||
+      ? dynamic
+      : collected.extracts !== undefined ||
         collected.outputExtracts.length > 0 ||
         collected.matched ||
-        collected.dynamicValues.size > 0);
+        dynamic);
   return resultOf(model, collected, evaluation, hasResult);
 }
 
@@ -136,24 +143,29 @@ function runExtractors(
   evaluation: Evaluation,
   collected: Collected,
 ): void {
-  const seen = new Set<string>();
+  let seen: Set<string> | undefined;
   for (const extractor of extractors) {
     const { name = '', internal } = extractor.model;
     const values = extractor.extract(evaluation);
     if (values.length === 0) continue;
     if (internal) {
+      collected.dynamicValues ??= new Map();
       const dynamic = collected.dynamicValues.get(name);
       if (dynamic === undefined) collected.dynamicValues.set(name, [...values]);
       else dynamic.push(...values);
     } else {
       // Reported values are printable text; variables and dynamic values keep the exact bytes.
       const shown = [...new Set(values.map(replaceInvalidBytes))];
+      seen ??= new Set();
       for (const value of shown) {
         if (seen.has(value)) continue;
         seen.add(value);
         collected.outputExtracts.push(value);
       }
-      if (name !== '') collected.extracts.set(name, shown);
+      if (name !== '') {
+        collected.extracts ??= new Map();
+        collected.extracts.set(name, shown);
+      }
     }
     evaluation.set(name, values.length === 1 ? values[0]! : values);
   }
@@ -180,17 +192,19 @@ function resultOf(
   evaluation: Evaluation,
   hasResult: boolean,
 ): OperatorResult {
-  const result = {
+  const result: { -readonly [K in keyof OperatorResult]: OperatorResult[K] } = {
     hasResult,
     matched: collected.matched,
     extracted: collected.outputExtracts.length > 0,
-    matches: collected.matches,
-    extracts: collected.extracts,
+    matches: collected.matches ?? NONE,
+    extracts: collected.extracts ?? NONE,
     outputExtracts: collected.outputExtracts,
-    dynamicValues: collected.dynamicValues,
+    dynamicValues: collected.dynamicValues ?? NONE,
     variables: evaluation.variables,
+    findings: NO_FINDINGS,
   };
-  return { ...result, findings: findingsOf(model, result) };
+  result.findings = findingsOf(model, result);
+  return result;
 }
 
 /**
@@ -198,12 +212,12 @@ function resultOf(
  * for one whose matchers failed; one event per named matcher that matched; else one per named
  * extractor with its values; else one. Templates whose matchers are all internal report nothing.
  */
-function findingsOf(model: Operators, result: Omit<OperatorResult, 'findings'>): Finding[] {
-  if (!result.hasResult) return [];
-  if (result.dynamicValues.size > 0 && !result.matched) return [];
+function findingsOf(model: Operators, result: Omit<OperatorResult, 'findings'>): readonly Finding[] {
+  if (!result.hasResult) return NO_FINDINGS;
+  if (result.dynamicValues.size > 0 && !result.matched) return NO_FINDINGS;
   const extracted = result.extracts.size > 0 || result.outputExtracts.length > 0;
-  if (model.matchers.length > 0 && !result.matched && extracted) return [];
-  if (model.matchers.length > 0 && model.matchers.every((matcher) => matcher.internal)) return [];
+  if (model.matchers.length > 0 && !result.matched && extracted) return NO_FINDINGS;
+  if (model.matchers.length > 0 && model.matchers.every((matcher) => matcher.internal)) return NO_FINDINGS;
   const extractedResults = result.outputExtracts;
   if (result.matches.size > 0)
     return [...result.matches.keys()].map((matcherName) => ({ matcherName, extractedResults }));

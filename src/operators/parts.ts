@@ -9,24 +9,30 @@ import type { ResponseData } from './response.js';
  */
 export class Evaluation {
   /** The response's variables with what extractors set on top (the response's map is not copied). */
-  readonly variables: ReadonlyMap<string, Value>;
-  private readonly extracted = new Map<string, Value>();
-  private readonly texts = new Map<string, string | undefined>();
-  private readonly derived = new Map<string, unknown>();
+  readonly variables: LayeredScope;
+  // Made when first needed: most evaluations extract nothing and read one or two parts.
+  private extracted: Map<string, Value> | undefined;
+  private texts: Map<string, string | undefined> | undefined;
+  private derived: Map<string, unknown> | undefined;
 
   constructor(data: ResponseData) {
-    this.variables = new LayeredScope([data.variables, this.extracted]);
+    this.variables = new LayeredScope([data.variables]);
   }
 
   set(name: string, value: Value): void {
+    if (this.extracted === undefined) {
+      this.extracted = new Map();
+      this.variables.addTop(this.extracted);
+    }
     this.extracted.set(name, value);
-    this.texts.clear();
-    this.derived.clear();
+    this.texts?.clear();
+    this.derived?.clear();
   }
 
   /** The text of a part; undefined when the response has no such part. */
   text(part: string): string | undefined {
     const name = partName(part);
+    this.texts ??= new Map();
     if (this.texts.has(name)) return this.texts.get(name);
     const text = this.computeText(name);
     this.texts.set(name, text);
@@ -50,6 +56,7 @@ export class Evaluation {
   /** A value computed from a part's text once per evaluation. */
   derive<T>(kind: string, part: string, compute: (text: string) => T): T | undefined {
     const key = `${kind}\0${partName(part)}`;
+    this.derived ??= new Map();
     if (this.derived.has(key)) return this.derived.get(key) as T | undefined;
     const text = this.text(part);
     const value = text === undefined ? undefined : compute(text);
