@@ -100,7 +100,8 @@ async function exchangeHttp(
     );
     return;
   }
-  const authorized = new WeakMap<HttpRequest, Authorized>();
+  // A map of this exchange's few hops, gone with it (a WeakMap costs the garbage collector more).
+  const authorized = new Map<HttpRequest, Authorized>();
   const authorize = async (clean: HttpRequest): Promise<HttpRequest> => {
     if (authorizer === undefined) return clean;
     const decision = await authorizer.authorize(clean);
