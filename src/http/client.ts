@@ -23,6 +23,7 @@
  * body cap. Every exchange, on either path, has one deadline covering connect, send, head and body.
  */
 import { Agent, type buildConnector, Client, type Dispatcher, Pool } from 'undici';
+import { type AbortEntry, AbortWatch } from './aborts.js';
 import { type Deadline, Deadlines } from './deadlines.js';
 import {
   abortedError,
@@ -341,6 +342,7 @@ class PoolExchange implements Dispatcher.DispatchHandler {
   private settled = false;
   private failure: Error | undefined;
   private deadline: Deadline | undefined;
+  private abortEntry: AbortEntry | undefined;
   private readonly startedAt = performance.now();
   private readonly onAbort = () => this.fail(abortedError(this.spec.url, this.spec.limits.signal?.reason));
 
@@ -357,7 +359,7 @@ class PoolExchange implements Dispatcher.DispatchHandler {
       this.fail(abortedError(this.spec.url, signal.reason));
       return;
     }
-    signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (signal !== undefined) this.abortEntry = AbortWatch.add(signal, this.onAbort);
     this.deadline = this.spec.deadlines.add(timeoutMs, () =>
       this.fail(timeoutError(this.spec.url, this.spec.timeoutMs, this.phase())),
     );
@@ -487,7 +489,8 @@ class PoolExchange implements Dispatcher.DispatchHandler {
   private finish(): void {
     this.settled = true;
     this.spec.deadlines.cancel(this.deadline);
-    this.spec.limits.signal?.removeEventListener('abort', this.onAbort);
+    const { signal } = this.spec.limits;
+    if (signal !== undefined) AbortWatch.remove(signal, this.abortEntry);
   }
 }
 

@@ -5,6 +5,8 @@
  * decides secrets again on every hop, the `request`/`response`/`curl-command` texts of findings, and
  * the rate and concurrency bounds of a scan.
  */
+
+export { AbortWatch } from './aborts.js';
 export {
   defaultMaxBodyBytes,
   defaultTimeoutMs,

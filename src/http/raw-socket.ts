@@ -6,6 +6,7 @@
  */
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { type AbortEntry, AbortWatch } from './aborts.js';
 import {
   abortedError,
   describeSocketError,
@@ -66,6 +67,7 @@ class RawExchange {
   private remoteAddress: string | undefined;
   private readonly startedAt = performance.now();
   private timer: NodeJS.Timeout | undefined;
+  private abortEntry: AbortEntry | undefined;
   private readonly onAbort = () => this.fail(abortedError(this.url, this.limits.signal?.reason));
 
   constructor(
@@ -85,7 +87,7 @@ class RawExchange {
       this.fail(abortedError(this.url, signal.reason));
       return;
     }
-    signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (signal !== undefined) this.abortEntry = AbortWatch.add(signal, this.onAbort);
     this.timer = setTimeout(
       () => this.fail(timeoutError(this.url, this.limits.timeoutMs, this.phase())),
       this.limits.timeoutMs,
@@ -178,7 +180,8 @@ class RawExchange {
   private finish(): void {
     this.settled = true;
     clearTimeout(this.timer);
-    this.limits.signal?.removeEventListener('abort', this.onAbort);
+    const { signal } = this.limits;
+    if (signal !== undefined) AbortWatch.remove(signal, this.abortEntry);
     this.socket?.destroy();
   }
 }

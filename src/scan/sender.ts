@@ -1,5 +1,6 @@
 import type { RequestSender } from '../engine/index.js';
 import {
+  AbortWatch,
   type HttpRequest,
   type RateLimiter,
   type RawHttpRequest,
@@ -53,15 +54,16 @@ function untilAborted(
   if (signal.aborted)
     return Promise.reject(new TransportError('aborted', url(), 'aborted: the scan was stopped'));
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(new TransportError('aborted', url(), 'aborted: the scan was stopped'));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const entry = AbortWatch.add(signal, () =>
+      reject(new TransportError('aborted', url(), 'aborted: the scan was stopped')),
+    );
     wait.then(
       () => {
-        signal.removeEventListener('abort', onAbort);
+        AbortWatch.remove(signal, entry);
         resolve();
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        AbortWatch.remove(signal, entry);
         reject(error);
       },
     );
