@@ -16,6 +16,8 @@ export interface EventBase {
   /** The scan input as given (`host` of the response variables). */
   readonly input: string;
   readonly fields: InputFields;
+  /** `fields` as events carry them. */
+  readonly inputPart: Partial<ResultEvent>;
 }
 
 /** nuclei's `GetJsonFieldsFromURL` over the scan input. */
@@ -43,8 +45,20 @@ export function inputFields(target: TargetUrl | undefined): InputFields {
   };
 }
 
+/** Made once per template: every event of its runs shares it (events are read, never changed). */
+const eventInfos = new WeakMap<TemplateInfo, EventInfo>();
+
 /** The `info` object of events: nuclei's `model.Info` as it serialises. */
 export function eventInfo(info: TemplateInfo): EventInfo {
+  let made = eventInfos.get(info);
+  if (made === undefined) {
+    made = newEventInfo(info);
+    eventInfos.set(info, made);
+  }
+  return made;
+}
+
+function newEventInfo(info: TemplateInfo): EventInfo {
   return {
     name: info.name,
     author: info.authors.length === 0 ? null : [...info.authors],
@@ -93,7 +107,7 @@ export function findingEvent(
     ...(nonEmpty(finding.matcherName) ? { 'matcher-name': finding.matcherName } : {}),
     ...(nonEmpty(finding.extractorName) ? { 'extractor-name': finding.extractorName } : {}),
     type: 'http',
-    ...inputPart(fields),
+    ...base.inputPart,
     'matched-at': facts.matchedAt,
     ...(finding.extractedResults.length === 0 ? {} : { 'extracted-results': [...finding.extractedResults] }),
     ...(facts.request === '' ? {} : { request: facts.request }),
@@ -118,7 +132,7 @@ export function failureEvent(
     'template-path': base.templatePath,
     info: base.info,
     type: 'http',
-    ...inputPart(base.fields),
+    ...base.inputPart,
     ...(nonEmpty(facts?.request) ? { request: facts.request } : {}),
     ...(nonEmpty(facts?.response) ? { response: facts.response } : {}),
     ...(nonEmpty(ip) ? { ip } : {}),
@@ -127,7 +141,8 @@ export function failureEvent(
   };
 }
 
-function inputPart(fields: InputFields): Partial<ResultEvent> {
+/** The input's fields as events carry them (made once per run: see {@link EventBase}). */
+export function inputPart(fields: InputFields): Partial<ResultEvent> {
   return {
     ...(nonEmpty(fields.host) ? { host: fields.host } : {}),
     ...(nonEmpty(fields.port) ? { port: fields.port } : {}),

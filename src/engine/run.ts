@@ -15,7 +15,7 @@ import {
 } from '../template/index.js';
 import { type RunState, runBlock } from './block.js';
 import { compiledVariables } from './compiled.js';
-import { eventInfo, failureEvent, inputFields, rfc3339 } from './event.js';
+import { eventInfo, failureEvent, inputFields, inputPart, rfc3339 } from './event.js';
 import { runFlow } from './flow.js';
 import { evaluateTemplateVariables, type Value } from './scope.js';
 import type { RunOptions, TemplateRun } from './types.js';
@@ -96,11 +96,12 @@ function initialState(
 ): RunState {
   const optionValues = new Map<string, Value>(Object.entries(options.variables ?? {}));
   const constants = new Map<string, Value>((template.randstrNames ?? []).map((name) => [name, newRandstr()]));
-  const known = new Map<string, Value>([
-    ...(target === undefined ? [] : Object.entries(targetVariables(target))),
-    ...optionValues,
-    ...constants,
-  ]);
+  const targetValues =
+    target === undefined ? undefined : new Map<string, Value>(Object.entries(targetVariables(target)));
+  const known = new Map<string, Value>([...(targetValues ?? []), ...optionValues, ...constants]);
+  // Trimming the path's trailing slash changes nothing when there is none: one map serves both.
+  const trimmedValues = target?.path.endsWith('/') === false ? targetValues : undefined;
+  const fields = inputFields(target);
   return {
     options,
     target,
@@ -109,7 +110,8 @@ function initialState(
       templatePath: template.file,
       info: eventInfo(template.info),
       input,
-      fields: inputFields(target),
+      fields,
+      inputPart: inputPart(fields),
     },
     jar: new CookieJar(),
     variables: evaluateTemplateVariables(compiledVariables(template), known),
@@ -129,6 +131,6 @@ function initialState(
     flowError: undefined,
     lastUnmatched: undefined,
     targetVariableCache: new Map(),
-    runTargetValues: [],
+    runTargetValues: [targetValues, trimmedValues],
   };
 }
