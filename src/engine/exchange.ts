@@ -202,7 +202,12 @@ function newSendOptions(
 
 const retried = new Set(['connect', 'connection-lost', 'timeout']);
 
-async function withRetries(
+function withRetries(send: () => Promise<HttpResponse>, settings: ExchangeSettings): Promise<HttpResponse> {
+  // Without retries, the send itself: no promise of our own around it.
+  return settings.retries <= 0 ? send() : retrying(send, settings);
+}
+
+async function retrying(
   send: () => Promise<HttpResponse>,
   settings: ExchangeSettings,
 ): Promise<HttpResponse> {

@@ -32,11 +32,19 @@ export function scanSender(client: RequestSender, options: SenderOptions): Reque
     go(url, signal);
   };
   return {
-    async send(request: HttpRequest, sendOptions?: SendOptions) {
+    send(request: HttpRequest, sendOptions?: SendOptions) {
+      if (rate !== undefined) {
+        return turn(() => requestUrl(request), sendOptions?.signal).then(() =>
+          client.send(request, sendOptions),
+        );
+      }
       // Without a rate limit nothing is waited for: no extra turn of the promise queue per request.
-      if (rate === undefined) go(() => requestUrl(request), sendOptions?.signal);
-      else await turn(() => requestUrl(request), sendOptions?.signal);
-      return client.send(request, sendOptions);
+      try {
+        go(() => requestUrl(request), sendOptions?.signal);
+        return client.send(request, sendOptions);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     async sendRaw(request: RawHttpRequest, sendOptions?: SendOptions) {
       await turn(() => `${request.scheme}://${request.hostname}:${request.port}`, sendOptions?.signal);
