@@ -143,13 +143,14 @@ export function failureEvent(
 
 /** The input's fields as events carry them (made once per run: see {@link EventBase}). */
 export function inputPart(fields: InputFields): Partial<ResultEvent> {
-  return {
-    ...(nonEmpty(fields.host) ? { host: fields.host } : {}),
-    ...(nonEmpty(fields.port) ? { port: fields.port } : {}),
-    ...(nonEmpty(fields.scheme) ? { scheme: fields.scheme } : {}),
-    ...(nonEmpty(fields.url) ? { url: fields.url } : {}),
-    ...(nonEmpty(fields.path) ? { path: fields.path } : {}),
-  };
+  // Assigned one by one: spreading conditional objects costs a run more than its request.
+  const part: { -readonly [K in 'host' | 'port' | 'scheme' | 'url' | 'path']?: string } = {};
+  if (nonEmpty(fields.host)) part.host = fields.host;
+  if (nonEmpty(fields.port)) part.port = fields.port;
+  if (nonEmpty(fields.scheme)) part.scheme = fields.scheme;
+  if (nonEmpty(fields.url)) part.url = fields.url;
+  if (nonEmpty(fields.path)) part.path = fields.path;
+  return part;
 }
 
 /** RFC 3339 with the local offset, as Go writes `time.Time` (milliseconds kept). */

@@ -88,17 +88,36 @@ function parseInput(template: RunnableTemplate, target: string | undefined): Tar
   return parsed;
 }
 
+const NO_VALUES: ReadonlyMap<string, Value> = new Map();
+/** `-var` values as a map, made once for all the runs that share them. */
+const optionMaps = new WeakMap<Readonly<Record<string, string>>, ReadonlyMap<string, Value>>();
+
+function optionValuesOf(variables: Readonly<Record<string, string>> | undefined): ReadonlyMap<string, Value> {
+  if (variables === undefined) return NO_VALUES;
+  let values = optionMaps.get(variables);
+  if (values === undefined) {
+    values = new Map(Object.entries(variables));
+    optionMaps.set(variables, values);
+  }
+  return values;
+}
+
 function initialState(
   template: RunnableTemplate,
   target: TargetUrl | undefined,
   input: string,
   options: RunOptions,
 ): RunState {
-  const optionValues = new Map<string, Value>(Object.entries(options.variables ?? {}));
-  const constants = new Map<string, Value>((template.randstrNames ?? []).map((name) => [name, newRandstr()]));
+  const optionValues = optionValuesOf(options.variables);
+  const constants =
+    template.randstrNames === undefined || template.randstrNames.length === 0
+      ? NO_VALUES
+      : new Map<string, Value>(template.randstrNames.map((name) => [name, newRandstr()]));
   const targetValues =
     target === undefined ? undefined : new Map<string, Value>(Object.entries(targetVariables(target)));
-  const known = new Map<string, Value>([...(targetValues ?? []), ...optionValues, ...constants]);
+  const known = new Map<string, Value>(targetValues);
+  for (const [name, value] of optionValues) known.set(name, value);
+  for (const [name, value] of constants) known.set(name, value);
   // Trimming the path's trailing slash changes nothing when there is none: one map serves both.
   const trimmedValues = target?.path.endsWith('/') === false ? targetValues : undefined;
   const fields = inputFields(target);
