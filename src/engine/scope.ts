@@ -21,6 +21,8 @@ export interface TemplateVariables {
   readonly lazy: readonly CompiledVariable[];
 }
 
+const NO_VARIABLES: TemplateVariables = { fixed: new Map(), lazy: [] };
+
 /**
  * Evaluates `variables:` in order against what is known for the whole run (`known`: target
  * variables, `-var` values, constants). A name given from outside keeps the outside value.
@@ -29,6 +31,7 @@ export function evaluateTemplateVariables(
   variables: readonly CompiledVariable[],
   known: Values,
 ): TemplateVariables {
+  if (variables.length === 0) return NO_VARIABLES;
   const scope = new Map(known);
   const fixed = new Map<string, Value>();
   const lazy: CompiledVariable[] = [];

@@ -36,5 +36,5 @@ function groupedHeaders(request: HttpRequest): [string, string[]][] {
 }
 
 export function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
+  return `'${text.includes("'") ? text.replaceAll("'", "'\\''") : text}'`;
 }
