@@ -57,14 +57,17 @@ export const suite: BenchSuite = async (report) => {
     return (major < 10 || (major === 10 && minor < 4)) && header('server').toUpperCase() !== '';
   };
 
-  const build = (): unknown =>
-    responseVariables({
+  // The map is lazy: a value is computed when first read. Read what nearly every template reads.
+  const build = (): unknown => {
+    const { variables } = responseVariables({
       response: { status: 200, headers, body: Buffer.from(body) },
       request: '',
       host: 'https://app.test',
       matched: 'https://app.test/login',
       durationMs: 42,
     });
+    return [variables.get('body'), variables.get('all_headers'), variables.get('content_type')];
+  };
   // Rounds alternate the measures and keep each one's best rate, so that a burst of load from other
   // processes on the shared machine does not skew one side of the ratio.
   let keyhole = 0;
@@ -96,7 +99,11 @@ export const suite: BenchSuite = async (report) => {
     [
       ['hand-written checks (baseline)', baseline, '1.00'],
       ['keyhole execute (words + status + regex extractor)', keyhole, (keyhole / baseline).toFixed(2)],
-      ['keyhole responseVariables (building the variables map)', building, (building / baseline).toFixed(2)],
+      [
+        'keyhole responseVariables (the variables map; body, header dump and a header read)',
+        building,
+        (building / baseline).toFixed(2),
+      ],
     ],
   );
   report.note(
