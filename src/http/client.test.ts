@@ -298,6 +298,23 @@ describe('HttpClient limits', () => {
     expect(error.message).toContain('scan cancelled');
   });
 
+  it('stops every request in flight that shares the aborted signal, after others finished with it', async () => {
+    const quick = track(await httpServer((_request, response) => response.end('done')));
+    const silent = track(await rawServer(() => {}));
+    const controller = new AbortController();
+    const sender = client();
+    for (let i = 0; i < 5; i++) {
+      expect((await sender.send(get(quick.port), { signal: controller.signal })).statusCode).toBe(200);
+    }
+    const pending = [1, 2, 3].map((n) =>
+      failure(sender.send(get(silent.port, `/${n}`), { signal: controller.signal })),
+    );
+    setTimeout(() => controller.abort(new Error('scan stopped')), 30);
+    const errors = await Promise.all(pending);
+    expect(errors.map((e) => e.kind)).toEqual(['aborted', 'aborted', 'aborted']);
+    expect(errors[0]?.message).toContain('scan stopped');
+  });
+
   it('cuts a large body at the cap without reading the rest', async () => {
     let written = 0;
     const server = track(
