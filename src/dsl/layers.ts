@@ -12,6 +12,7 @@ import type { DslValue, VariableScope } from './value.js';
  * iterating (rare: a case-insensitive key-value extractor, diagnostics) merges the layers.
  */
 export class LayeredScope implements VariableScope {
+  /** `layers` becomes the scope's own (`addTop` adds to it): pass an array made for it. */
   constructor(private readonly layers: VariableScope[]) {}
 
   /** Puts `layer` on top of the others. */

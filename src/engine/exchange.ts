@@ -103,7 +103,6 @@ async function exchangeHttp(
   // A map of this exchange's few hops, gone with it (a WeakMap costs the garbage collector more).
   const authorized = new Map<HttpRequest, Authorized>();
   const authorize = async (clean: HttpRequest): Promise<HttpRequest> => {
-    if (authorizer === undefined) return clean;
     const decision = await authorizer.authorize(clean);
     if (decision.kind === 'refuse') throw new Refused(requestUrl(clean), decision.reason);
     authorized.set(decision.request, { clean, grant: decision.grant });
@@ -114,7 +113,7 @@ async function exchangeHttp(
     const facts = authorized.get(outgoing);
     let sent = outgoing;
     let response = await withRetries(() => settings.client.send(sent, options), settings);
-    if (authorizer?.afterResponse !== undefined && facts !== undefined) {
+    if (authorizer.afterResponse !== undefined && facts !== undefined) {
       const verdict = await authorizer.afterResponse({ destination: sent, response, grant: facts.grant });
       if (verdict === 'retry') {
         sent = await authorize(facts.clean);
