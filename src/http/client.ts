@@ -117,13 +117,15 @@ export class HttpClient {
     }
     // Always the same TLS name for the same host, so undici does not reconnect between requests with
     // and without a Host header (left to itself, it derives the name from the Host header).
-    const where = { origin, url, servername: limits.serverName ?? serverName(request.hostname) };
+    const where: Where = { origin, url, servername: limits.serverName ?? serverName(request.hostname) };
     const deadline = performance.now() + limits.timeoutMs;
-    return this.dispatch(where, form, limits, deadline).catch((error: unknown) => {
-      if (!(error instanceof StaleConnection)) throw error;
-      // The server closed an idle keep-alive connection as we reused it: the request never reached
-      // it, so send it once more on a fresh connection (as Go's transport does).
-      return this.dispatch(where, form, limits, deadline);
+    return new Promise((resolve, reject) => {
+      this.dispatch(where, form, limits, deadline, resolve, (error) => {
+        if (!(error instanceof StaleConnection)) reject(error);
+        // The server closed an idle keep-alive connection as we reused it: the request never reached
+        // it, so send it once more on a fresh connection (as Go's transport does).
+        else this.dispatch(where, form, limits, deadline, resolve, reject);
+      });
     });
   };
 
@@ -153,41 +155,40 @@ export class HttpClient {
     };
   }
 
+  /** Runs one attempt of an exchange on a pooled connection; settles through `resolve`/`reject`. */
   private dispatch(
-    where: { origin: string; url: string; servername: string | undefined },
+    where: Where,
     form: UndiciForm,
     limits: ExchangeLimits,
     deadline: number,
-  ): Promise<HttpResponse> {
-    const { origin, url, servername } = where;
-    return new Promise((resolve, reject) => {
-      const remaining = Math.max(1, Math.ceil(deadline - performance.now()));
-      const exchange = new PoolExchange(
-        {
-          url,
-          method: form.method,
-          limits: { ...limits, timeoutMs: remaining },
-          timeoutMs: limits.timeoutMs,
-          deadlines: this.deadlines,
-        },
-        () => this.lenientOrigins.add(origin),
-        resolve,
-        reject,
-      );
-      const options: ExchangeDispatch = {
-        origin,
-        method: form.method,
-        path: form.path,
-        headers: form.headers,
-        body: form.body,
-        headersTimeout: remaining,
-        bodyTimeout: remaining,
-        servername,
-        [exchangeKey]: exchange,
-      };
-      exchange.start();
-      this.agent.dispatch(options, exchange);
-    });
+    resolve: (response: HttpResponse) => void,
+    reject: (error: Error) => void,
+  ): void {
+    const remaining = Math.max(1, Math.ceil(deadline - performance.now()));
+    const exchange = new PoolExchange(
+      where.url,
+      form.method,
+      limits,
+      remaining,
+      this.deadlines,
+      this.lenientOrigins,
+      where.origin,
+      resolve,
+      reject,
+    );
+    const options: ExchangeDispatch = {
+      origin: where.origin,
+      method: form.method,
+      path: form.path,
+      headers: form.headers,
+      body: form.body,
+      headersTimeout: remaining,
+      bodyTimeout: remaining,
+      servername: where.servername,
+      [exchangeKey]: exchange,
+    };
+    exchange.start();
+    this.agent.dispatch(options, exchange);
   }
 
   /** An undici Client whose connections are watched by a Wire, known to the exchanges it runs. */
@@ -210,6 +211,13 @@ export class HttpClient {
  * that runs it can attach its wire. (undici also reads `servername`, which its types do not list.)
  */
 const exchangeKey = Symbol('exchange');
+
+interface Where {
+  readonly origin: string;
+  readonly url: string;
+  readonly servername: string | undefined;
+}
+
 type ExchangeDispatch = Dispatcher.DispatchOptions & {
   servername?: string | undefined;
   [exchangeKey]?: PoolExchange;
@@ -321,20 +329,16 @@ function parserRefused(error: Error): boolean {
   );
 }
 
-interface ExchangeSpec {
-  readonly url: string;
-  readonly method: string;
-  /** Limits of this attempt (its timeout is what is left of the deadline). */
-  readonly limits: ExchangeLimits;
-  /** The timeout the caller asked for, for messages. */
-  readonly timeoutMs: number;
-  readonly deadlines: Deadlines;
-}
-
-/** One request on a pooled connection, as an undici dispatch handler. */
+/**
+ * One request on a pooled connection, as an undici dispatch handler. It implements undici's
+ * handler callbacks of the core (`onConnect`, `onHeaders`, `onData`, `onComplete`, `onError`):
+ * a handler of the controller kind (`onRequestStart`, …) is wrapped by undici in an adapter that
+ * allocates a controller and turns the raw response headers and trailers into objects on every
+ * request, which the exchange does not read (it keeps the head as received).
+ */
 class PoolExchange implements Dispatcher.DispatchHandler {
   private wire: Wire | undefined;
-  private controller: Dispatcher.DispatchController | undefined;
+  private abortRequest: ((error: Error) => void) | undefined;
   private started: ExchangeStart | undefined;
   private head: ResponseHead | undefined;
   private readonly chunks: Buffer[] = [];
@@ -344,78 +348,79 @@ class PoolExchange implements Dispatcher.DispatchHandler {
   private deadline: Deadline | undefined;
   private abortEntry: AbortEntry | undefined;
   private readonly startedAt = performance.now();
-  private readonly onAbort = () => this.fail(abortedError(this.spec.url, this.spec.limits.signal?.reason));
 
+  /**
+   * `limits` are the caller's, `timeoutMs` what is left of the deadline for this attempt; an origin
+   * whose response undici's parser refuses is added to `lenientOrigins`.
+   */
   constructor(
-    private readonly spec: ExchangeSpec,
-    private readonly onParserRefusal: () => void,
+    private readonly url: string,
+    private readonly method: string,
+    private readonly limits: ExchangeLimits,
+    private readonly timeoutMs: number,
+    private readonly deadlines: Deadlines,
+    private readonly lenientOrigins: Set<string>,
+    private readonly origin: string,
     private readonly resolve: (response: HttpResponse) => void,
     private readonly reject: (error: Error) => void,
   ) {}
 
   start(): void {
-    const { signal, timeoutMs } = this.spec.limits;
+    const { signal } = this.limits;
     if (signal?.aborted) {
-      this.fail(abortedError(this.spec.url, signal.reason));
+      this.fail(abortedError(this.url, signal.reason));
       return;
     }
     if (signal !== undefined) this.abortEntry = AbortWatch.add(signal, this.onAbort);
-    this.deadline = this.spec.deadlines.add(timeoutMs, () =>
-      this.fail(timeoutError(this.spec.url, this.spec.timeoutMs, this.phase())),
-    );
+    this.deadline = this.deadlines.add(this.timeoutMs, this.onTimeout);
   }
 
   attach(wire: Wire): void {
     this.wire = wire;
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
+  onConnect(abort: (error?: Error) => void): void {
+    this.abortRequest = abort;
     if (this.failure !== undefined) {
-      controller.abort(this.failure);
+      abort(this.failure);
       return;
     }
     this.started = this.wire?.begin();
   }
 
-  onResponseStart(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    _headers: unknown,
-    statusMessage?: string,
-  ): void {
-    if (statusCode < 200 && statusCode !== 101) return;
+  onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void, statusText: string): boolean {
+    if (statusCode < 200 && statusCode !== 101) return true;
     const recorded = this.wire?.takeHead();
     this.head =
-      recorded?.statusCode === statusCode
-        ? recorded
-        : headFromUndici(statusCode, statusMessage ?? '', controller.rawHeaders);
+      recorded?.statusCode === statusCode ? recorded : headFromUndici(statusCode, statusText, rawHeaders);
+    return true;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled) return;
-    const room = this.spec.limits.maxBodyBytes - this.bodySize;
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return true;
+    const room = this.limits.maxBodyBytes - this.bodySize;
     if (chunk.length <= room) {
       this.chunks.push(chunk);
       this.bodySize += chunk.length;
-      return;
+      return true;
     }
     this.chunks.push(chunk.subarray(0, room));
     this.bodySize += room;
     this.complete(true);
     // The rest of the body is not wanted: drop the connection rather than read it.
-    controller.abort(new Error('body cap reached'));
+    this.abortRequest?.(new Error('body cap reached'));
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     this.complete(false);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+  onError(error: Error): void {
     if (this.settled) return;
     const code = errorCode(error);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      this.fail(timeoutError(this.spec.url, this.spec.timeoutMs, this.phase()));
+      this.onTimeout();
     } else if (this.head !== undefined && code !== undefined && cutShortCodes.has(code)) {
       // The connection closed in the middle of the body: keep what arrived.
       this.complete(true);
@@ -429,9 +434,14 @@ class PoolExchange implements Dispatcher.DispatchHandler {
     ) {
       this.fail(new StaleConnection());
     } else {
-      this.fail(describeSocketError(this.spec.url, error, this.head !== undefined));
+      this.fail(describeSocketError(this.url, error, this.head !== undefined));
     }
   }
+
+  private readonly onAbort = (reason: unknown): void => this.fail(abortedError(this.url, reason));
+
+  private readonly onTimeout = (): void =>
+    this.fail(timeoutError(this.url, this.limits.timeoutMs, this.phase()));
 
   /**
    * undici's parser refused the response: read the bytes that arrived with the lenient reader
@@ -439,17 +449,17 @@ class PoolExchange implements Dispatcher.DispatchHandler {
    * have later requests to this origin go over the raw socket.
    */
   private readLeniently(error: Error): void {
-    this.onParserRefusal();
-    const reader = new ResponseReader(this.spec.method, this.spec.limits.maxBodyBytes);
+    this.lenientOrigins.add(this.origin);
+    const reader = new ResponseReader(this.method, this.limits.maxBodyBytes);
     let done: boolean;
     try {
       done = reader.feed(this.wire?.takeRecorded() ?? Buffer.alloc(0));
     } catch (refusal) {
-      this.fail(malformed(this.spec.url, refusal));
+      this.fail(malformed(this.url, refusal));
       return;
     }
     if (reader.head === undefined) {
-      this.fail(describeSocketError(this.spec.url, error, false));
+      this.fail(describeSocketError(this.url, error, false));
       return;
     }
     this.head = reader.head;
@@ -470,10 +480,10 @@ class PoolExchange implements Dispatcher.DispatchHandler {
     const body =
       this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.bodySize);
     const facts = {
-      url: this.spec.url,
+      url: this.url,
       startedAt: this.startedAt,
       remoteAddress: this.started?.remoteAddress,
-      maxBodyBytes: this.spec.limits.maxBodyBytes,
+      maxBodyBytes: this.limits.maxBodyBytes,
     };
     deliver(assembleResponse(head, body, truncated, facts), this.resolve, this.reject);
   }
@@ -482,29 +492,23 @@ class PoolExchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.finish();
     this.failure = error;
-    this.controller?.abort(error);
+    this.abortRequest?.(error);
     this.reject(error);
   }
 
   private finish(): void {
     this.settled = true;
-    this.spec.deadlines.cancel(this.deadline);
-    const { signal } = this.spec.limits;
+    this.deadlines.cancel(this.deadline);
+    const { signal } = this.limits;
     if (signal !== undefined) AbortWatch.remove(signal, this.abortEntry);
   }
 }
 
 /** A response head rebuilt from what undici reports, for when the wire did not record one. */
-function headFromUndici(
-  statusCode: number,
-  reason: string,
-  rawHeaders: Dispatcher.DispatchController['rawHeaders'],
-): ResponseHead {
+function headFromUndici(statusCode: number, reason: string, rawHeaders: readonly Buffer[]): ResponseHead {
   const headers: [string, string][] = [];
-  if (Array.isArray(rawHeaders)) {
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      headers.push([String(rawHeaders[i]), String(rawHeaders[i + 1])]);
-    }
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    headers.push([String(rawHeaders[i]), String(rawHeaders[i + 1])]);
   }
   const lines = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const rawHead = `HTTP/1.1 ${statusCode} ${reason}\r\n${lines}\r\n`;
