@@ -275,42 +275,45 @@ export function undiciForm(request: HttpRequest): UndiciForm | string {
   if (!undiciPath.test(path)) return 'request-target undici would refuse';
   const body = bodyBytes(request.body);
   const headers: string[] = [];
-  const seen = new Map<string, number>();
-  for (const [rawName, rawValue] of request.headers) {
-    const name = wireText(rawName);
+  let hosts = 0;
+  let lengths = 0;
+  let connections = 0;
+  let framing: string | undefined;
+  for (const [name, rawValue] of request.headers) {
+    // A token is ASCII, so a name that is one goes out as it is.
+    if (!token.test(name)) return `header name ${JSON.stringify(name)} is not a token`;
     const value = wireText(rawValue);
+    if (!undiciHeaderValue.test(value)) return `header ${name} has control characters`;
     const lower = name.toLowerCase();
-    if (!token.test(name)) return `header name ${JSON.stringify(rawName)} is not a token`;
-    if (!undiciHeaderValue.test(value)) return `header ${rawName} has control characters`;
-    if (refusedHeaders.has(lower)) return `header ${rawName} is refused by undici`;
-    seen.set(lower, (seen.get(lower) ?? 0) + 1);
+    if (refusedHeaders.has(lower)) return `header ${name} is refused by undici`;
+    if (lower === 'host') hosts += 1;
+    else if (lower === 'connection') {
+      connections += 1;
+      framing ??= connectionRefusal(rawValue);
+    } else if (lower === 'content-length') {
+      lengths += 1;
+      framing ??= lengthRefusal(request.method, rawValue, body.length);
+    }
     headers.push(name, value);
   }
-  if (
-    (seen.get('host') ?? 0) > 1 ||
-    (seen.get('content-length') ?? 0) > 1 ||
-    (seen.get('connection') ?? 0) > 1
-  ) {
+  if (hosts > 1 || lengths > 1 || connections > 1) {
     return 'duplicated Host, Content-Length or Connection header';
   }
-  const refusal = framingRefusal(request, body.length);
-  if (refusal !== undefined) return refusal;
+  if (framing !== undefined) return framing;
   return { method, path, headers, body: body.length > 0 ? body : null };
 }
 
-function framingRefusal(request: HttpRequest, bodyLength: number): string | undefined {
-  for (const [name, value] of request.headers) {
-    const lower = name.toLowerCase();
-    if (lower === 'connection' && !['close', 'keep-alive'].includes(value.trim().toLowerCase())) {
-      return 'Connection header other than close or keep-alive';
-    }
-    if (lower === 'content-length') {
-      const length = value.trim();
-      if (!/^\d+$/.test(length) || Number(length) !== bodyLength)
-        return 'Content-Length differs from the body';
-      if (bodyLength === 0 && !expectsPayload(request.method)) return 'Content-Length undici would drop';
-    }
-  }
+function connectionRefusal(value: string): string | undefined {
+  const option = value.trim().toLowerCase();
+  return option === 'close' || option === 'keep-alive'
+    ? undefined
+    : 'Connection header other than close or keep-alive';
+}
+
+function lengthRefusal(method: string, value: string, bodyLength: number): string | undefined {
+  const length = value.trim();
+  if (!/^\d+$/.test(length) || Number(length) !== bodyLength) return 'Content-Length differs from the body';
+  if (bodyLength === 0 && !expectsPayload(method)) return 'Content-Length undici would drop';
   return undefined;
 }
 
