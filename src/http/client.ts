@@ -337,7 +337,8 @@ function parserRefused(error: Error): boolean {
  * handler callbacks of the core (`onConnect`, `onHeaders`, `onData`, `onComplete`, `onError`):
  * a handler of the controller kind (`onRequestStart`, …) is wrapped by undici in an adapter that
  * allocates a controller and turns the raw response headers and trailers into objects on every
- * request, which the exchange does not read (it keeps the head as received).
+ * request, which the exchange does not read (it keeps the head as received). undici's types mark
+ * the core callbacks deprecated; a version that drops them needs the controller kind back.
  */
 class PoolExchange implements Dispatcher.DispatchHandler {
   private wire: Wire | undefined;
