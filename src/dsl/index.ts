@@ -8,6 +8,7 @@ export { type CompiledExpression, compileExpression } from './compile.js';
 export { DslEvaluationError, type DslEvaluationErrorKind, DslSyntaxError } from './errors.js';
 export { functionNames } from './functions/index.js';
 export { LayeredScope } from './layers.js';
+export { ScopeView } from './scope-view.js';
 export {
   compileTemplateString,
   type RenderedText,

@@ -4,6 +4,7 @@
  * responses, payload values and the response's own values; copying them into one map per response
  * cost more than evaluating the matchers.
  */
+import { ScopeView } from './scope-view.js';
 import type { DslValue, VariableScope } from './value.js';
 
 /**
@@ -11,9 +12,11 @@ import type { DslValue, VariableScope } from './value.js';
  * Layers are read at lookup time, so later changes to a layer show through. Lookups never copy;
  * iterating (rare: a case-insensitive key-value extractor, diagnostics) merges the layers.
  */
-export class LayeredScope implements VariableScope {
+export class LayeredScope extends ScopeView {
   /** `layers` becomes the scope's own (`addTop` adds to it): pass an array made for it. */
-  constructor(private readonly layers: VariableScope[]) {}
+  constructor(private readonly layers: VariableScope[]) {
+    super();
+  }
 
   /** Puts `layer` on top of the others. */
   addTop(layer: VariableScope): void {
@@ -35,32 +38,8 @@ export class LayeredScope implements VariableScope {
     return false;
   }
 
-  get size(): number {
-    return this.merged().size;
-  }
-
-  forEach(callback: (value: DslValue, key: string, map: VariableScope) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.merged()) callback.call(thisArg, value, key, this);
-  }
-
-  entries(): MapIterator<[string, DslValue]> {
-    return this.merged().entries();
-  }
-
-  keys(): MapIterator<string> {
-    return this.merged().keys();
-  }
-
-  values(): MapIterator<DslValue> {
-    return this.merged().values();
-  }
-
-  [Symbol.iterator](): MapIterator<[string, DslValue]> {
-    return this.entries();
-  }
-
   /** The names in the order a map filled layer after layer would hold them, with the winning values. */
-  private merged(): Map<string, DslValue> {
+  protected merged(): Map<string, DslValue> {
     const out = new Map<string, DslValue>();
     for (const layer of this.layers) for (const [name, value] of layer) out.set(name, value);
     return out;

@@ -3,7 +3,7 @@
  * nuclei records each request for the requests after it. Each response's map is kept as it is and
  * read on lookup: the indexed names are not built unless a template asks for one.
  */
-import type { VariableScope } from '../dsl/index.js';
+import { ScopeView } from '../dsl/index.js';
 import type { Value } from './scope.js';
 
 /** `body_2` → `body` and 2; undefined for a name without a request number. */
@@ -16,7 +16,7 @@ function splitIndexed(name: string): { readonly name: string; readonly index: nu
 }
 
 /** A read-only map: the latest values recorded for each request number, under indexed names. */
-export class ResponseHistory implements VariableScope {
+export class ResponseHistory extends ScopeView {
   private readonly byIndex = new Map<number, ReadonlyMap<string, Value>>();
 
   /**
@@ -43,31 +43,7 @@ export class ResponseHistory implements VariableScope {
     return this.get(name) !== undefined;
   }
 
-  get size(): number {
-    return this.merged().size;
-  }
-
-  forEach(callback: (value: Value, key: string, map: VariableScope) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.merged()) callback.call(thisArg, value, key, this);
-  }
-
-  entries(): MapIterator<[string, Value]> {
-    return this.merged().entries();
-  }
-
-  keys(): MapIterator<string> {
-    return this.merged().keys();
-  }
-
-  values(): MapIterator<Value> {
-    return this.merged().values();
-  }
-
-  [Symbol.iterator](): MapIterator<[string, Value]> {
-    return this.entries();
-  }
-
-  private merged(): Map<string, Value> {
+  protected merged(): Map<string, Value> {
     const out = new Map<string, Value>();
     for (const [index, values] of this.byIndex) {
       for (const [name, value] of values) out.set(`${name}_${index}`, value);

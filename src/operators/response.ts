@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { bytesToText } from '../dsl/index.js';
+import { bytesToText, ScopeView } from '../dsl/index.js';
 import type { HeaderList } from '../http/index.js';
 import type { Value } from './gotext.js';
 
@@ -80,12 +80,14 @@ const FIXED_NAMES = [
 type FixedName = (typeof FIXED_NAMES)[number];
 const fixedNames: ReadonlySet<string> = new Set(FIXED_NAMES);
 
-class ResponseVariables implements ReadonlyMap<string, Value> {
+class ResponseVariables extends ScopeView {
   private readonly fixed = new Map<FixedName, Value>();
   /** Cookies then headers by name, over the context's variables. */
   private named: Map<string, Value> | undefined;
 
-  constructor(private readonly context: ResponseContext) {}
+  constructor(private readonly context: ResponseContext) {
+    super();
+  }
 
   get(name: string): Value | undefined {
     if (fixedNames.has(name)) return this.fixedValue(name as FixedName);
@@ -96,35 +98,8 @@ class ResponseVariables implements ReadonlyMap<string, Value> {
     return fixedNames.has(name) || this.namedValues().has(name);
   }
 
-  get size(): number {
-    return this.merged().size;
-  }
-
-  forEach(
-    callback: (value: Value, key: string, map: ReadonlyMap<string, Value>) => void,
-    thisArg?: unknown,
-  ): void {
-    for (const [key, value] of this.merged()) callback.call(thisArg, value, key, this);
-  }
-
-  entries(): MapIterator<[string, Value]> {
-    return this.merged().entries();
-  }
-
-  keys(): MapIterator<string> {
-    return this.merged().keys();
-  }
-
-  values(): MapIterator<Value> {
-    return this.merged().values();
-  }
-
-  [Symbol.iterator](): MapIterator<[string, Value]> {
-    return this.entries();
-  }
-
   /** Every name in the order nuclei's map is filled. */
-  private merged(): Map<string, Value> {
+  protected merged(): Map<string, Value> {
     const out = new Map(this.namedValues());
     for (const name of FIXED_NAMES) out.set(name, this.fixedValue(name));
     return out;
