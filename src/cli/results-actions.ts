@@ -120,7 +120,7 @@ function findingLine(finding: Finding) {
 }
 
 function matchedAt(finding: Finding): string {
-  return finding.event['matched-at'] ?? finding.target;
+  return finding.event['matched-at'] || finding.target;
 }
 
 /** `keyhole findings set-status STATUS VULN_ID…`: all or nothing, so a typo in one id changes none. */
