@@ -3,71 +3,15 @@
  * `info` and `classification` objects) carries the type the document gives it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CLASSIFICATION_FIELDS,
+  EVENT_FIELDS,
+  type FieldType,
+  hasType,
+  INFO_FIELDS,
+} from '../api/testing/fields.js';
 import { startHost, type TestHost } from '../scan/testing/hosts.js';
 import { Workspace } from '../scan/testing/workspace.js';
-
-type FieldType = 'string' | 'boolean' | 'number' | 'object' | 'string[]' | 'integer[]';
-
-/** SEED.md 2.2, "Event-record object". */
-const EVENT_FIELDS: Record<string, FieldType> = {
-  'curl-command': 'string',
-  'extracted-results': 'string[]',
-  'extractor-name': 'string',
-  host: 'string',
-  info: 'object',
-  ip: 'string',
-  'matched-at': 'string',
-  'matched-line': 'integer[]',
-  'matcher-name': 'string',
-  'matcher-status': 'boolean',
-  path: 'string',
-  request: 'string',
-  response: 'string',
-  'template-id': 'string',
-  'template-path': 'string',
-  timestamp: 'string',
-  type: 'string',
-};
-
-/** SEED.md 2.2, "`info` object". */
-const INFO_FIELDS: Record<string, FieldType> = {
-  classification: 'object',
-  metadata: 'object',
-  author: 'string[]',
-  description: 'string',
-  impact: 'string',
-  name: 'string',
-  tags: 'string[]',
-  reference: 'string[]',
-  remediation: 'string',
-  severity: 'string',
-};
-
-/** SEED.md 2.2, "`classification` object". */
-const CLASSIFICATION_FIELDS: Record<string, FieldType> = {
-  cpe: 'string',
-  'cve-id': 'string[]',
-  'cvss-metrics': 'string',
-  'cvss-score': 'number',
-  'cwe-id': 'string[]',
-  'epss-percentile': 'number',
-  'epss-score': 'number',
-};
-
-function hasType(value: unknown, type: FieldType): boolean {
-  switch (type) {
-    case 'string':
-    case 'boolean':
-    case 'number':
-      return typeof value === type;
-    case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'string[]':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string');
-    case 'integer[]':
-      return Array.isArray(value) && value.every((v) => Number.isInteger(v));
-  }
-}
 
 /** Every field of `object` named in `fields` has its type; returns the names present. */
 function walk(object: Record<string, unknown>, fields: Record<string, FieldType>, where: string): string[] {

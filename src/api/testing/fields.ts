@@ -2,7 +2,7 @@
  * The fields of SEED.md part 2 and their types, written out independently of the API's schemas
  * so that a test walking real responses catches a schema that drifted from the document.
  */
-type FieldType =
+export type FieldType =
   | 'string'
   | 'integer'
   | 'number'
@@ -129,7 +129,7 @@ export function fieldProblems(value: unknown, fields: Record<string, FieldType>,
   return problems;
 }
 
-function hasType(value: unknown, type: FieldType): boolean {
+export function hasType(value: unknown, type: FieldType): boolean {
   switch (type) {
     case 'string':
       return typeof value === 'string';
