@@ -43,3 +43,51 @@ export function rate(fn: () => void, ms = 1000, batch = 1000): number {
   }
   return calls / (Number(now - start) / 1e9);
 }
+
+/**
+ * Runs `loops` concurrent loops that each await `once` one call after another for about `ms`
+ * milliseconds; returns the units of work (what `once` resolves to) per second.
+ */
+export async function loopRate(loops: number, ms: number, once: () => Promise<number>): Promise<number> {
+  let done = 0;
+  const start = performance.now();
+  const deadline = start + ms;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      // Not `done += await once()`: that reads `done` before waiting, and concurrent loops would lose counts.
+      const units = await once();
+      done += units;
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, loop));
+  return done / ((performance.now() - start) / 1000);
+}
+
+export interface Comparison {
+  readonly baseline: number;
+  readonly ours: number;
+  readonly ratio: number;
+}
+
+/**
+ * Measures `baseline` and `ours` alternately for `rounds` rounds, so that both see the same load on
+ * a shared machine; returns the medians of their rates and of the per-round ratios (ours ÷ baseline).
+ */
+export async function compareRates(
+  rounds: number,
+  baseline: () => Promise<number>,
+  ours: () => Promise<number>,
+): Promise<Comparison> {
+  const pairs: [number, number][] = [];
+  for (let round = 0; round < rounds; round++) pairs.push([await baseline(), await ours()]);
+  return {
+    baseline: median(pairs.map(([a]) => a)),
+    ours: median(pairs.map(([, b]) => b)),
+    ratio: median(pairs.map(([a, b]) => b / a)),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}

@@ -6,7 +6,7 @@
  * thread so that it does not share an event loop with what is measured.
  */
 import { Worker } from 'node:worker_threads';
-import type { BenchSuite, Report } from '../bench/report.js';
+import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
 import { runTemplate } from './run.js';
@@ -115,21 +115,6 @@ async function startServer(): Promise<{ port: number; stop: () => Promise<void> 
   };
 }
 
-/** Runs `loops` loops that each call `once` one after another for `ms`; returns units of work per second. */
-async function loopRate(loops: number, ms: number, once: () => Promise<number>): Promise<number> {
-  let done = 0;
-  const start = performance.now();
-  const deadline = start + ms;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const units = await once();
-      done += units;
-    }
-  };
-  await Promise.all(Array.from({ length: loops }, loop));
-  return done / ((performance.now() - start) / 1000);
-}
-
 function clientRate(client: HttpClient, port: number): Promise<number> {
   const request: HttpRequest = {
     method: 'GET',
@@ -162,17 +147,6 @@ function engineRate(
   });
 }
 
-async function compare(baseline: () => Promise<number>, ours: () => Promise<number>) {
-  const pairs: [number, number][] = [];
-  for (let round = 0; round < rounds; round++) pairs.push([await baseline(), await ours()]);
-  const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-  return {
-    baseline: median(pairs.map(([a]) => a)),
-    ours: median(pairs.map(([, b]) => b)),
-    ratio: median(pairs.map(([a, b]) => b / a)),
-  };
-}
-
 export const suite: BenchSuite = async (report: Report) => {
   report.heading('Template engine');
   report.note(
@@ -185,7 +159,8 @@ export const suite: BenchSuite = async (report: Report) => {
   const rows: (string | number)[][] = [];
   try {
     await clientRate(client, server.port); // warm up
-    const detect = await compare(
+    const detect = await compareRates(
+      rounds,
       () => clientRate(client, server.port),
       () => engineRate(client, server.port, parsed(detection), concurrency),
     );
@@ -195,7 +170,8 @@ export const suite: BenchSuite = async (report: Report) => {
       detect.ours,
       detect.ratio,
     ]);
-    const brute = await compare(
+    const brute = await compareRates(
+      rounds,
       () => clientRate(client, server.port),
       () => engineRate(client, server.port, parsed(login), 1),
     );
@@ -213,7 +189,8 @@ export const suite: BenchSuite = async (report: Report) => {
       ],
     ] as const) {
       const template = parsed(flowTemplate(flow));
-      const measured = await compare(
+      const measured = await compareRates(
+        rounds,
         () => clientRate(client, server.port),
         () => engineRate(client, server.port, template, concurrency),
       );

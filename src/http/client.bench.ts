@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import type { BenchSuite, Report } from '../bench/report.js';
+import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
 import { HttpClient } from './client.js';
 import type { HttpRequest } from './message.js';
 
@@ -51,21 +51,6 @@ async function autocannonRate(port: number, connections: number): Promise<number
   return result['2xx'] / result.duration;
 }
 
-/** Runs `connections` loops that each send one request after another for `ms`; returns requests/s. */
-async function loopRate(connections: number, ms: number, sendOne: () => Promise<unknown>): Promise<number> {
-  let done = 0;
-  const start = performance.now();
-  const deadline = start + ms;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      await sendOne();
-      done += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, loop));
-  return done / ((performance.now() - start) / 1000);
-}
-
 async function clientRate(port: number, connections: number): Promise<number> {
   const client = new HttpClient({ connectionsPerOrigin: connections });
   const request: HttpRequest = {
@@ -78,8 +63,8 @@ async function clientRate(port: number, connections: number): Promise<number> {
     body: '',
   };
   try {
-    await loopRate(connections, 300, () => client.send(request));
-    return await loopRate(connections, seconds * 1000, () => client.send(request));
+    await loopRate(connections, 300, () => client.send(request).then(() => 1));
+    return await loopRate(connections, seconds * 1000, () => client.send(request).then(() => 1));
   } finally {
     await client.close();
   }
@@ -95,6 +80,7 @@ async function undiciRate(port: number, connections: number): Promise<number> {
       headers: ['User-Agent', 'keyhole-bench'],
     });
     await response.body.arrayBuffer();
+    return 1;
   };
   try {
     await loopRate(connections, 300, send);
@@ -107,34 +93,12 @@ async function undiciRate(port: number, connections: number): Promise<number> {
 async function rawRate(port: number, connections: number): Promise<number> {
   const client = new HttpClient();
   const bytes = 'GET /items HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: keyhole-bench\r\n\r\n';
-  const send = () => client.sendRaw({ scheme: 'http', hostname: '127.0.0.1', port, bytes });
+  const send = () => client.sendRaw({ scheme: 'http', hostname: '127.0.0.1', port, bytes }).then(() => 1);
   try {
     return await loopRate(connections, seconds * 1000, send);
   } finally {
     await client.close();
   }
-}
-
-interface Comparison {
-  readonly baseline: number;
-  readonly ours: number;
-  readonly ratio: number;
-}
-
-/** Alternates baseline and measured runs; medians of the rates and of the per-round ratios. */
-async function compare(baseline: () => Promise<number>, ours: () => Promise<number>): Promise<Comparison> {
-  const pairs: [number, number][] = [];
-  for (let round = 0; round < rounds; round++) pairs.push([await baseline(), await ours()]);
-  return {
-    baseline: median(pairs.map(([a]) => a)),
-    ours: median(pairs.map(([, b]) => b)),
-    ratio: median(pairs.map(([a, b]) => b / a)),
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = values.toSorted((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 export const suite: BenchSuite = async (report: Report) => {
@@ -149,13 +113,15 @@ export const suite: BenchSuite = async (report: Report) => {
   try {
     await autocannonRate(server.port, 10); // warm the server up
     for (const connections of connectionCounts) {
-      const result = await compare(
+      const result = await compareRates(
+        rounds,
         () => autocannonRate(server.port, connections),
         () => clientRate(server.port, connections),
       );
       rows.push([`HttpClient, ${connections} connection(s)`, result.baseline, result.ours, result.ratio]);
     }
-    const reference = await compare(
+    const reference = await compareRates(
+      rounds,
       () => autocannonRate(server.port, 10),
       () => undiciRate(server.port, 10),
     );
@@ -165,7 +131,8 @@ export const suite: BenchSuite = async (report: Report) => {
       reference.ours,
       reference.ratio,
     ]);
-    const raw = await compare(
+    const raw = await compareRates(
+      rounds,
       () => autocannonRate(server.port, 10),
       () => rawRate(server.port, 10),
     );

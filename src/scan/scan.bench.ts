@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import type { BenchSuite, Report } from '../bench/report.js';
+import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
 import { runTemplate } from '../engine/index.js';
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { serializeEvent } from '../output/index.js';
@@ -109,21 +109,6 @@ async function autocannonRate(port: number): Promise<number> {
   return result['2xx'] / result.duration;
 }
 
-async function loopRate(loops: number, once: () => Promise<number>): Promise<number> {
-  let done = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      // Not `done += await once()`: that reads `done` before waiting, and concurrent loops would lose counts.
-      const units = await once();
-      done += units;
-    }
-  };
-  await Promise.all(Array.from({ length: loops }, loop));
-  return done / ((performance.now() - start) / 1000);
-}
-
 function clientRate(client: HttpClient, port: number): Promise<number> {
   const request: HttpRequest = {
     method: 'GET',
@@ -137,7 +122,7 @@ function clientRate(client: HttpClient, port: number): Promise<number> {
     ],
     body: '',
   };
-  return loopRate(concurrency, async () => {
+  return loopRate(concurrency, seconds * 1000, async () => {
     await client.send(request);
     return 1;
   });
@@ -145,7 +130,7 @@ function clientRate(client: HttpClient, port: number): Promise<number> {
 
 function engineRate(client: HttpClient, port: number, template: ParsedTemplate): Promise<number> {
   let target = 0;
-  return loopRate(concurrency, async () => {
+  return loopRate(concurrency, seconds * 1000, async () => {
     const run = await runTemplate(template, `http://127.0.0.1:${port}/t${target++}`, { client });
     return run.requests;
   });
@@ -199,27 +184,6 @@ async function benchResolver(port: number, dir: string): Promise<SecretResolver>
   return new SecretResolver(loaded.secrets, { redactor: loaded.redactor });
 }
 
-interface Comparison {
-  readonly baseline: number;
-  readonly ours: number;
-  readonly ratio: number;
-}
-
-async function compare(baseline: () => Promise<number>, ours: () => Promise<number>): Promise<Comparison> {
-  const pairs: [number, number][] = [];
-  for (let round = 0; round < rounds; round++) pairs.push([await baseline(), await ours()]);
-  return {
-    baseline: median(pairs.map(([a]) => a)),
-    ours: median(pairs.map(([, b]) => b)),
-    ratio: median(pairs.map(([a, b]) => b / a)),
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = values.toSorted((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
 async function throughput(report: Report, port: number, dir: string): Promise<void> {
   const client = new HttpClient({ connectionsPerOrigin: concurrency });
   const template = parsed(TEMPLATE);
@@ -235,7 +199,7 @@ async function throughput(report: Report, port: number, dir: string): Promise<vo
         () => scanRate(client, port, template, dir),
       ],
     ] as const) {
-      const result = await compare(() => autocannonRate(port), ours);
+      const result = await compareRates(rounds, () => autocannonRate(port), ours);
       rows.push([name, result.baseline, result.ours, result.ratio]);
     }
   } finally {
