@@ -42,7 +42,6 @@ const connectCodes = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -51,7 +50,7 @@ const connectCodes = new Set([
   'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
 
-/** Maps a socket or undici error to a TransportError whose message says what happened. */
+/** Maps a socket error to a TransportError whose message says what happened. */
 export function describeSocketError(url: string, error: unknown, responseStarted: boolean): TransportError {
   if (error instanceof TransportError) return error;
   const code = errorCode(error);
@@ -59,10 +58,6 @@ export function describeSocketError(url: string, error: unknown, responseStarted
   const detail = code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
   if (code !== undefined && (connectCodes.has(code) || code.startsWith('ERR_SSL') || code.includes('CERT'))) {
     return new TransportError('connect', url, `could not connect: ${detail}`, { cause: error });
-  }
-  const parser = error instanceof Error && error.name === 'HTTPParserError';
-  if (parser || code?.startsWith('HPE_') || message === 'bad response' || message === 'bad upgrade') {
-    return new TransportError('malformed-response', url, `malformed response: ${detail}`, { cause: error });
   }
   const where = responseStarted ? 'while reading the body' : 'before a response arrived';
   return new TransportError('connection-lost', url, `connection lost ${where}: ${detail}`, { cause: error });

@@ -1,7 +1,8 @@
 /**
  * HTTP for the scanner: the request and response model, the client every request goes through
- * (undici keep-alive pools, a raw-socket path for `unsafe` and unusual requests, one deadline per
- * exchange, capped and decoded bodies), the cookie jar of a template run, redirect following that
+ * (requests written as their bytes, keep-alive connections per origin, a connection of its own for
+ * `unsafe` requests and unusual framing, one lenient response reader, one deadline per exchange,
+ * capped and decoded bodies), the cookie jar of a template run, redirect following that
  * decides secrets again on every hop, the `request`/`response`/`curl-command` texts of findings, and
  * the rate and concurrency bounds of a scan.
  */

@@ -33,6 +33,7 @@ export class ResponseReader {
   private received = 0;
   private complete = false;
   private capped = false;
+  private surplus = false;
 
   /** `method` of the request (HEAD responses have no body); at most `maxBodyBytes` of body are kept. */
   constructor(
@@ -54,6 +55,22 @@ export class ResponseReader {
     return this.capped;
   }
 
+  /**
+   * True when the response ended where its framing says and nothing followed it: the connection
+   * is in step and may carry another request. False for a body cut at the cap, a body delimited by
+   * the connection's close, a 101, and bytes after the response (the server is out of step).
+   */
+  get reusable(): boolean {
+    return (
+      this.complete &&
+      !this.capped &&
+      !this.surplus &&
+      this.framing.kind !== 'close' &&
+      this.found !== undefined &&
+      this.found.statusCode !== 101
+    );
+  }
+
   body(): Buffer {
     return Buffer.concat(this.chunks, this.size);
   }
@@ -63,7 +80,10 @@ export class ResponseReader {
    * Throws MalformedHeadError or MalformedBodyError on bytes that are not an HTTP/1.x response.
    */
   feed(chunk: Buffer): boolean {
-    if (this.complete) return true;
+    if (this.complete) {
+      if (chunk.length > 0) this.surplus = true;
+      return true;
+    }
     this.received += chunk.length;
     if (this.found === undefined) this.readHead(chunk);
     else this.readBody(chunk);
@@ -95,8 +115,10 @@ export class ResponseReader {
     this.framing = framingOf(found.head, this.method);
     const rest = this.pending.subarray(found.bodyStart);
     this.pending = Buffer.alloc(0);
-    if (this.framing.kind === 'none') this.complete = true;
-    else this.readBody(rest);
+    if (this.framing.kind === 'none') {
+      this.complete = true;
+      if (rest.length > 0) this.surplus = true;
+    } else this.readBody(rest);
   }
 
   private readBody(chunk: Buffer): void {
@@ -110,11 +132,15 @@ export class ResponseReader {
       case 'length': {
         const take = Math.min(framing.remaining, chunk.length);
         framing.remaining -= take;
+        if (take < chunk.length) this.surplus = true;
         if (this.keep(chunk.subarray(0, take)) && framing.remaining === 0) this.complete = true;
         return;
       }
       case 'chunked':
-        if (framing.decoder.feed(chunk, (data) => this.keep(data))) this.complete = true;
+        if (framing.decoder.feed(chunk, (data) => this.keep(data))) {
+          this.complete = true;
+          if (framing.decoder.leftover > 0) this.surplus = true;
+        }
     }
   }
 
@@ -175,6 +201,11 @@ export class ChunkedDecoder {
   private pending: Buffer = Buffer.alloc(0);
   private state: 'size' | 'data' | 'data-end' | 'trailer' | 'done' = 'size';
   private remaining = 0;
+
+  /** Bytes received after the end of the chunked body. */
+  get leftover(): number {
+    return this.state === 'done' ? this.pending.length : 0;
+  }
 
   /** True once the zero-size chunk arrived: all data is in, only trailers may follow. */
   get sawLastChunk(): boolean {

@@ -1,0 +1,211 @@
+/**
+ * One request and its response over a connection: the request's bytes are written as given and the
+ * response is read with the lenient ResponseReader, under one deadline (connect, send, head and
+ * body) and the caller's abort signal. A pooled connection goes back to its pool when the response
+ * ended cleanly; a reused one that the server had closed before answering is replaced once by a
+ * fresh connection (the request never reached the server, as Go's transport reasons).
+ */
+import { type AbortEntry, AbortWatch } from './aborts.js';
+import {
+  type Connection,
+  type ConnectionPool,
+  type ConnectionUser,
+  type Endpoint,
+  type Lease,
+  oneShotConnection,
+} from './connection-pool.js';
+import type { Deadline, Deadlines } from './deadlines.js';
+import {
+  abortedError,
+  describeSocketError,
+  type ExchangePhase,
+  TransportError,
+  timeoutError,
+} from './errors.js';
+import { headerValues } from './message.js';
+import { assembleResponse, deliver, type HttpResponse, MalformedHeadError } from './response.js';
+import { MalformedBodyError, ResponseReader } from './response-reader.js';
+
+export interface ExchangeLimits {
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly verifyTls: boolean;
+  readonly signal?: AbortSignal | undefined;
+  /** TLS server name to present instead of the host name. */
+  readonly serverName?: string | undefined;
+}
+
+/** Where an exchange's connection comes from: a pool, or a connection of its own. */
+export type ConnectionSource = { readonly pool: ConnectionPool } | { readonly oneShot: true };
+
+export interface ExchangeSpec {
+  readonly endpoint: Endpoint;
+  readonly method: string;
+  readonly bytes: Buffer;
+  readonly url: string;
+  readonly limits: ExchangeLimits;
+  readonly source: ConnectionSource;
+  readonly deadlines: Deadlines;
+}
+
+/** Sends `spec.bytes` and resolves with the response, or rejects with a TransportError. */
+export function runExchange(spec: ExchangeSpec): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    new SocketExchange(spec, resolve, reject).start();
+  });
+}
+
+/** Turns a reader's complaint into the error an exchange reports, or rethrows anything else. */
+export function malformed(url: string, error: unknown): TransportError {
+  if (error instanceof MalformedHeadError || error instanceof MalformedBodyError) {
+    return new TransportError('malformed-response', url, `malformed response: ${error.message}`);
+  }
+  throw error;
+}
+
+class SocketExchange implements ConnectionUser, Lease {
+  cancelled = false;
+  private connection: Connection | undefined;
+  private reader: ResponseReader;
+  private settled = false;
+  private retried = false;
+  private deadline: Deadline | undefined;
+  private abortEntry: AbortEntry | undefined;
+  private readonly startedAt = performance.now();
+
+  constructor(
+    private readonly spec: ExchangeSpec,
+    private readonly resolve: (response: HttpResponse) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.reader = new ResponseReader(spec.method, spec.limits.maxBodyBytes);
+  }
+
+  start(): void {
+    const { signal, timeoutMs } = this.spec.limits;
+    if (signal?.aborted) {
+      this.fail(abortedError(this.spec.url, signal.reason));
+      return;
+    }
+    if (signal !== undefined) this.abortEntry = AbortWatch.add(signal, this.onAbort);
+    this.deadline = this.spec.deadlines.add(timeoutMs, this.onTimeout);
+    this.acquire(false);
+  }
+
+  granted(connection: Connection): void {
+    if (this.settled) {
+      connection.release(true);
+      return;
+    }
+    this.connection = connection;
+    connection.take(this);
+    connection.send(this.spec.bytes);
+  }
+
+  refused(reason: Error): void {
+    this.fail(describeSocketError(this.spec.url, reason, false));
+  }
+
+  onData(chunk: Buffer): void {
+    if (this.settled) return;
+    let done: boolean;
+    try {
+      done = this.reader.feed(chunk);
+    } catch (error) {
+      this.fail(malformed(this.spec.url, error));
+      return;
+    }
+    if (done) this.complete(false);
+  }
+
+  onClose(error: Error | undefined): void {
+    const { reader } = this;
+    const connection = this.connection;
+    this.connection = undefined;
+    if (this.settled) return;
+    const { url } = this.spec;
+    if (reader.head !== undefined) {
+      this.complete(reader.closed());
+    } else if (!reader.started && connection?.reused === true && !this.retried) {
+      this.retried = true;
+      this.acquire(true);
+    } else if (error !== undefined) {
+      this.fail(describeSocketError(url, error, false));
+    } else if (reader.started) {
+      this.fail(
+        new TransportError(
+          'malformed-response',
+          url,
+          'malformed response: connection closed inside the head',
+        ),
+      );
+    } else {
+      this.fail(
+        new TransportError('connection-lost', url, 'the server closed the connection without answering'),
+      );
+    }
+  }
+
+  private acquire(fresh: boolean): void {
+    const { source, endpoint, limits } = this.spec;
+    if ('pool' in source) source.pool.lease(endpoint, this, fresh);
+    else this.granted(oneShotConnection(endpoint, limits.verifyTls));
+  }
+
+  private readonly onAbort = (reason: unknown): void => this.fail(abortedError(this.spec.url, reason));
+
+  private readonly onTimeout = (): void =>
+    this.fail(timeoutError(this.spec.url, this.spec.limits.timeoutMs, this.phase()));
+
+  private phase(): ExchangePhase {
+    if (this.reader.head !== undefined) return 'reading the body';
+    if (this.connection?.connected === true) return 'waiting for the response head';
+    return 'connecting';
+  }
+
+  private complete(cutShort: boolean): void {
+    const head = this.reader.head;
+    if (this.settled || head === undefined) return;
+    const connection = this.connection;
+    this.connection = undefined;
+    this.finish();
+    connection?.release(this.reader.reusable && keepsAlive(head.httpVersion, head.headers));
+    const facts = {
+      url: this.spec.url,
+      startedAt: this.startedAt,
+      remoteAddress: connection?.remoteAddress,
+      maxBodyBytes: this.spec.limits.maxBodyBytes,
+    };
+    deliver(
+      assembleResponse(head, this.reader.body(), cutShort || this.reader.truncatedAtCap, facts),
+      this.resolve,
+      this.reject,
+    );
+  }
+
+  private fail(error: TransportError): void {
+    if (this.settled) return;
+    const connection = this.connection;
+    this.connection = undefined;
+    this.finish();
+    // The connection is mid-exchange: whatever it still carries belongs to this request.
+    connection?.destroy();
+    this.reject(error);
+  }
+
+  private finish(): void {
+    this.settled = true;
+    this.cancelled = true;
+    this.spec.deadlines.cancel(this.deadline);
+    const { signal } = this.spec.limits;
+    if (signal !== undefined) AbortWatch.remove(signal, this.abortEntry);
+  }
+}
+
+/** HTTP/1.1 keeps the connection unless the response says `close`; HTTP/1.0 only when it says `keep-alive`. */
+function keepsAlive(httpVersion: string, headers: readonly (readonly [string, string])[]): boolean {
+  const options = headerValues(headers, 'connection').flatMap((value) => value.toLowerCase().split(','));
+  const says = (option: string) => options.some((o) => o.trim() === option);
+  if (says('close')) return false;
+  return httpVersion === 'HTTP/1.1' || says('keep-alive');
+}
