@@ -212,7 +212,10 @@ export class ConnectionPool {
     this.idle.add(connection);
     if (this.idle.size > this.options.maxIdle) {
       const oldest = this.idle.values().next().value;
-      oldest?.destroy();
+      if (oldest !== undefined) {
+        this.idle.delete(oldest);
+        oldest.destroy();
+      }
     }
     if (this.sweeper === undefined) {
       this.sweeper = setInterval(() => this.sweep(), Math.min(1000, this.options.idleMs));
@@ -224,6 +227,7 @@ export class ConnectionPool {
     const cutoff = performance.now() - this.options.idleMs;
     for (const connection of this.idle) {
       if (connection.idleSince > cutoff) break;
+      this.idle.delete(connection);
       connection.destroy();
     }
     if (this.idle.size === 0) {
@@ -249,9 +253,10 @@ class OriginPool {
 
   lease(lease: Lease, fresh: boolean): void {
     if (!fresh) {
-      const idle = this.idle.pop();
-      if (idle !== undefined) {
+      for (let idle = this.idle.pop(); idle !== undefined; idle = this.idle.pop()) {
         this.pool.idle.delete(idle);
+        // Closed by the idle limits, its close event not yet in.
+        if (idle.socket.destroyed) continue;
         lease.granted(idle);
         return;
       }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient, type RawHttpRequest } from './client.js';
 import { TransportError } from './errors.js';
 import { ChunkedDecoder } from './response-reader.js';
-import { httpServer, type Running, rawServer, selfSignedCertificate } from './testing/servers.js';
+import { get, httpServer, type Running, rawServer, selfSignedCertificate } from './testing/servers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -76,11 +76,17 @@ describe('unsafe requests over a raw socket', () => {
     expect(response.truncated).toBe(false);
   });
 
-  it('reads a close-delimited body', async () => {
+  it('reads a close-delimited body, on a raw or a pooled request, and knows the peer', async () => {
     const server = await serve((_head, socket) => socket.end('HTTP/1.0 200 OK\r\n\r\nuntil close'));
-    const response = await client().sendRaw(raw(server.port, getBytes));
-    expect(response.body.toString()).toBe('until close');
-    expect(response.truncated).toBe(false);
+    const http = client();
+    for (const response of [
+      await http.sendRaw(raw(server.port, getBytes)),
+      await http.send(get(server.port)),
+    ]) {
+      expect(response.body.toString()).toBe('until close');
+      expect(response.truncated).toBe(false);
+      expect(response.remoteAddress).toBe('127.0.0.1');
+    }
   });
 
   it('reads no body for HEAD, 204 and 304 even when a length is announced', async () => {

@@ -97,3 +97,42 @@ describe('ResponseReader', () => {
     expect(cutShort).toBe(true);
   });
 });
+
+describe('ResponseReader framing and reuse', () => {
+  const bytes = (text: string) => Buffer.from(text, 'latin1');
+
+  it('uses Content-Length only when all its values agree, else reads until the close', () => {
+    const agreeing = read(
+      bytes('HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\nContent-Length: 2\r\n\r\nokEXTRA'),
+      [],
+    );
+    expect(agreeing.reader.body().toString()).toBe('ok');
+    const disagreeing = read(
+      bytes('HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 3\r\n\r\nokEXTRA'),
+      [],
+    );
+    expect(disagreeing.reader.body().toString()).toBe('okEXTRA');
+    expect(disagreeing.cutShort).toBe(false);
+  });
+
+  it('says a connection can carry the next request only when the response ended exactly', () => {
+    const exact = read(bytes('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'), [5, 20]);
+    expect(exact.reader.reusable).toBe(true);
+    const chunked = read(
+      bytes('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n'),
+      [30],
+    );
+    expect(chunked.reader.reusable).toBe(true);
+    const surplus = read(bytes('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK'), []);
+    expect(surplus.reader.reusable).toBe(false);
+    const chunkedSurplus = read(bytes('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nX'), []);
+    expect(chunkedSurplus.reader.reusable).toBe(false);
+    const bodiless = read(bytes('HTTP/1.1 204 No Content\r\n\r\nX'), []);
+    expect(bodiless.reader.reusable).toBe(false);
+    expect(read(bytes('HTTP/1.1 200 OK\r\n\r\nuntil close'), []).reader.reusable).toBe(false);
+    expect(
+      read(bytes('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nokok'), [], 'GET', 2).reader.reusable,
+    ).toBe(false);
+    expect(read(bytes('HTTP/1.1 101 Switching Protocols\r\n\r\n'), []).reader.reusable).toBe(false);
+  });
+});

@@ -7,8 +7,6 @@
  * no body for HEAD, 1xx, 204 and 304; chunked when Transfer-Encoding ends in chunked; else
  * Content-Length when all its values agree; else until the connection closes.
  */
-import type { HeaderList } from './message.js';
-import { headerValues } from './message.js';
 import { isInterim, MalformedHeadError, type ResponseHead, takeFinalHead } from './response.js';
 
 /** A response head larger than this is not HTTP a scanner needs to read. */
@@ -178,22 +176,29 @@ function framingOf(head: ResponseHead, method: string): Framing {
   const { statusCode, headers } = head;
   if (method.toUpperCase() === 'HEAD' || isInterim(statusCode) || statusCode === 101) return { kind: 'none' };
   if (statusCode === 204 || statusCode === 304) return { kind: 'none' };
-  const codings = headerValues(headers, 'transfer-encoding').flatMap((v) => v.split(','));
-  if (codings.length > 0) {
-    return codings.at(-1)?.trim().toLowerCase() === 'chunked'
+  // One pass over the headers: every response goes through here.
+  let lastCoding: string | undefined;
+  let length: string | undefined;
+  let lengthsAgree = true;
+  for (const [name, value] of headers) {
+    if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
+      for (const coding of value.split(',')) lastCoding = coding;
+    } else if (name.length === 14 && name.toLowerCase() === 'content-length') {
+      for (const part of value.split(',')) {
+        const trimmed = part.trim();
+        if (length === undefined) length = trimmed;
+        else if (trimmed !== length) lengthsAgree = false;
+      }
+    }
+  }
+  if (lastCoding !== undefined) {
+    return lastCoding.trim().toLowerCase() === 'chunked'
       ? { kind: 'chunked', decoder: new ChunkedDecoder() }
       : { kind: 'close' };
   }
-  const length = contentLength(headers);
-  return length === undefined ? { kind: 'close' } : { kind: 'length', remaining: length };
-}
-
-/** The Content-Length, when every value given agrees and is a plain decimal number. */
-function contentLength(headers: HeaderList): number | undefined {
-  const values = headerValues(headers, 'content-length').flatMap((v) => v.split(',').map((s) => s.trim()));
-  const first = values[0];
-  if (first === undefined || !/^\d{1,15}$/.test(first) || values.some((v) => v !== first)) return undefined;
-  return Number(first);
+  // A Content-Length is used when every value given agrees and is a plain decimal number.
+  if (length === undefined || !lengthsAgree || !/^\d{1,15}$/.test(length)) return { kind: 'close' };
+  return { kind: 'length', remaining: Number(length) };
 }
 
 /** Incremental decoder of `Transfer-Encoding: chunked` (sizes in hex, extensions and trailers skipped). */

@@ -22,7 +22,6 @@ import {
   TransportError,
   timeoutError,
 } from './errors.js';
-import { headerValues } from './message.js';
 import { assembleResponse, deliver, type HttpResponse, MalformedHeadError } from './response.js';
 import { MalformedBodyError, ResponseReader } from './response-reader.js';
 
@@ -69,6 +68,7 @@ class SocketExchange implements ConnectionUser, Lease {
   private reader: ResponseReader;
   private settled = false;
   private retried = false;
+  private remoteAddress: string | undefined;
   private deadline: Deadline | undefined;
   private abortEntry: AbortEntry | undefined;
   private readonly startedAt = performance.now();
@@ -108,6 +108,7 @@ class SocketExchange implements ConnectionUser, Lease {
 
   onData(chunk: Buffer): void {
     if (this.settled) return;
+    this.remoteAddress ??= this.connection?.remoteAddress;
     let done: boolean;
     try {
       done = this.reader.feed(chunk);
@@ -173,7 +174,7 @@ class SocketExchange implements ConnectionUser, Lease {
     const facts = {
       url: this.spec.url,
       startedAt: this.startedAt,
-      remoteAddress: connection?.remoteAddress,
+      remoteAddress: this.remoteAddress,
       maxBodyBytes: this.spec.limits.maxBodyBytes,
     };
     deliver(
@@ -204,8 +205,14 @@ class SocketExchange implements ConnectionUser, Lease {
 
 /** HTTP/1.1 keeps the connection unless the response says `close`; HTTP/1.0 only when it says `keep-alive`. */
 function keepsAlive(httpVersion: string, headers: readonly (readonly [string, string])[]): boolean {
-  const options = headerValues(headers, 'connection').flatMap((value) => value.toLowerCase().split(','));
-  const says = (option: string) => options.some((o) => o.trim() === option);
-  if (says('close')) return false;
-  return httpVersion === 'HTTP/1.1' || says('keep-alive');
+  let keepAlive = false;
+  for (const [name, value] of headers) {
+    if (name.length !== 10 || name.toLowerCase() !== 'connection') continue;
+    for (const option of value.split(',')) {
+      const normal = option.trim().toLowerCase();
+      if (normal === 'close') return false;
+      if (normal === 'keep-alive') keepAlive = true;
+    }
+  }
+  return httpVersion === 'HTTP/1.1' || keepAlive;
 }
