@@ -45,10 +45,11 @@ interface Load {
   readonly p50: number;
   readonly p99: number;
   readonly failures: number;
+  /** Bytes received per response, headers included. */
+  readonly bytes: number;
 }
 
-async function load(url: string, key?: string): Promise<Load> {
-  const headers: Record<string, string> = key === undefined ? {} : { 'x-api-key': key };
+async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
   await autocannon({ url, connections: CONNECTIONS, duration: 1, headers });
   const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
   return {
@@ -56,8 +57,12 @@ async function load(url: string, key?: string): Promise<Load> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.errors + result.non2xx,
+    bytes: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
   };
 }
+
+/** What Go's net/http, python requests, browsers and `curl --compressed` send unasked. */
+const GZIP = { 'accept-encoding': 'gzip' };
 
 async function engine(
   report: Report,
@@ -93,17 +98,21 @@ async function engine(
       const server = await startServer({ kind: 'api', location: database.location, cache });
       try {
         for (const [label, path] of scenarios) {
-          const result = await load(server.url + path, key);
-          const ratio = (result.rate / bare.rate).toFixed(2);
-          rows.push([
-            label,
-            cache ? 'on' : 'off',
-            result.rate,
-            ratio,
-            result.p50,
-            result.p99,
-            result.failures,
-          ]);
+          // Pages are compressed once per cached page, so gzip is measured with the cache only.
+          for (const gzip of cache ? [false, true] : [false]) {
+            const result = await load(server.url + path, { 'x-api-key': key, ...(gzip ? GZIP : {}) });
+            rows.push([
+              label,
+              cache ? 'on' : 'off',
+              gzip ? 'gzip' : 'identity',
+              result.rate,
+              (result.rate / bare.rate).toFixed(2),
+              result.p50,
+              result.p99,
+              (result.bytes / 1024).toFixed(1),
+              result.failures,
+            ]);
+          }
         }
       } finally {
         await server.stop();
@@ -113,7 +122,17 @@ async function engine(
       `**${name}**: seeded ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings and ${SIZE.retests.toLocaleString('en-US')} retest results (${seeded.rows.toLocaleString('en-US')} rows) in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rows / seeded.seconds).toLocaleString('en-US')} rows/s); import of nuclei JSONL: ${Math.round(importRate.rate).toLocaleString('en-US')} events/s (${IMPORT_EVENTS.toLocaleString('en-US')} events, heap grew ${importRate.heapGrowthMb.toFixed(0)} MB).`,
     );
     report.table(
-      ['page of 100', 'page cache', 'requests/s', 'ratio to bare', 'p50 ms', 'p99 ms', 'errors'],
+      [
+        'page of 100',
+        'page cache',
+        'encoding',
+        'requests/s',
+        'ratio to bare',
+        'p50 ms',
+        'p99 ms',
+        'KB per response',
+        'errors',
+      ],
       rows,
     );
   } finally {
@@ -178,7 +197,7 @@ async function measureImport(store: Awaited<ReturnType<typeof openStore>>, teamI
 export const suite: BenchSuite = async (report) => {
   report.heading('Store and API');
   report.note(
-    `Each engine is filled, then served by \`keyhole serve\`'s API in a worker thread and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up). The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run. Goals: offset 0 ≥ 0.25 of the bare rate with p99 < 20 ms; deep offsets p99 < 200 ms; import ≥ 20,000 events/s on SQLite.`,
+    `Each engine is filled, then served by \`keyhole serve\`'s API in a worker thread and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), once without \`Accept-Encoding\` (identity) and, with the page cache, once with \`Accept-Encoding: gzip\` (what typical clients send). The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run. Goals: offset 0 ≥ 0.25 of the bare rate with p99 < 20 ms; deep offsets p99 < 200 ms; import ≥ 20,000 events/s on SQLite.`,
   );
   const bareServer = await startServer({ kind: 'bare' });
   const bare = await load(`${bareServer.url}/bare`);
