@@ -1,8 +1,17 @@
 /** A rendered page: its JSON bytes, and whether it shows values that change with time alone. */
 export interface RenderedPage {
   readonly body: Buffer;
+  /** The same bytes gzipped, for clients that accept it; absent for pages too small to compress. */
+  readonly gzip?: Buffer | undefined;
   /** True when the page shows a running scan's elapsed time, which grows while the data stay equal. */
   readonly live: boolean;
+}
+
+/** A page as served: its bytes, and whether they were kept or being rendered by another request. */
+export interface ServedPage {
+  readonly body: Buffer;
+  readonly gzip?: Buffer | undefined;
+  readonly hit: boolean;
 }
 
 interface Entry extends RenderedPage {
@@ -10,7 +19,7 @@ interface Entry extends RenderedPage {
 }
 
 /**
- * Rendered `/v1` pages, kept as the bytes sent while the store's data is unchanged: a page is
+ * Rendered `/v1` pages, kept as the bytes sent (identity and gzip) while the store's data is unchanged: a page is
  * served again only for the same team, the same URL and the same store change token (equal
  * tokens mean identical data, see `Store.changeToken`). A page that shows live values (a
  * running scan's elapsed time) is served for at most `liveMs` so they stay fresh.
@@ -54,20 +63,20 @@ export class PageCache {
     key: string,
     render: () => Promise<RenderedPage>,
     now = Date.now(),
-  ): Promise<{ body: Buffer; hit: boolean }> {
+  ): Promise<ServedPage> {
     const entry = this.pages.get(key);
     if (token === this.token && entry !== undefined && (!entry.live || now - entry.at <= this.liveMs)) {
-      return { body: entry.body, hit: true };
+      return served(entry, true);
     }
     const pending = token === this.token ? this.rendering.get(key) : undefined;
-    if (pending !== undefined) return { body: (await pending).body, hit: true };
+    if (pending !== undefined) return served(await pending, true);
     const rendered = render();
-    if (token !== this.token) return { body: (await rendered).body, hit: false };
+    if (token !== this.token) return served(await rendered, false);
     this.rendering.set(key, rendered);
     try {
       const page = await rendered;
       if (token === this.token) this.keep(key, page, Date.now());
-      return { body: page.body, hit: false };
+      return served(page, false);
     } finally {
       if (this.rendering.get(key) === rendered) this.rendering.delete(key);
     }
@@ -84,18 +93,27 @@ export class PageCache {
   }
 
   private keep(key: string, page: RenderedPage, at: number): void {
-    if (page.body.length > this.maxBytes / 8) return;
+    const size = sizeOf(page);
+    if (size > this.maxBytes / 8) return;
     const previous = this.pages.get(key);
     if (previous !== undefined) {
       this.pages.delete(key);
-      this.bytes -= previous.body.length;
+      this.bytes -= sizeOf(previous);
     }
-    while (this.bytes + page.body.length > this.maxBytes && this.pages.size > 0) {
+    while (this.bytes + size > this.maxBytes && this.pages.size > 0) {
       const [oldest, entry] = this.pages.entries().next().value as [string, Entry];
       this.pages.delete(oldest);
-      this.bytes -= entry.body.length;
+      this.bytes -= sizeOf(entry);
     }
     this.pages.set(key, { ...page, at });
-    this.bytes += page.body.length;
+    this.bytes += size;
   }
+}
+
+function served(page: RenderedPage, hit: boolean): ServedPage {
+  return { body: page.body, gzip: page.gzip, hit };
+}
+
+function sizeOf(page: RenderedPage): number {
+  return page.body.length + (page.gzip?.length ?? 0);
 }

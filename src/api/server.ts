@@ -16,6 +16,7 @@ import {
   type Store,
 } from '../store/index.js';
 import { PageCache } from './cache.js';
+import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, errorHandler, requirePlainIntegers } from './errors.js';
 import {
   AssetsQuery,
@@ -129,7 +130,8 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
   });
   /**
    * The page for this request: kept bytes when the team's page is cached under the store's
-   * current token (after auth, limits and validation), otherwise rendered by `read`.
+   * current token (after auth, limits and validation), otherwise rendered by `read`. Pages of a
+   * kilobyte or more are kept gzipped too, and sent so to clients that accept gzip.
    */
   const page = async <T>(
     request: FastifyRequest,
@@ -137,17 +139,22 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
     read: () => Promise<{ payload: T; live: boolean }>,
   ): Promise<T | Buffer> => {
     if (cache === undefined) return (await read()).payload;
-    const { body, hit } = await cache.serve(
+    const { body, gzip, hit } = await cache.serve(
       request.changeToken,
       `${teamOf(request)}\n${request.url}`,
       async () => {
         const { payload, live } = await read();
-        return { body: bytesOf(reply.serialize(payload)), live };
+        const bytes = bytesOf(reply.serialize(payload));
+        // Compressed with the rendering, so every later request, whatever it accepts, is a lookup.
+        return { body: bytes, gzip: await gzipPage(bytes), live };
       },
     );
     reply.type('application/json; charset=utf-8');
+    reply.header('vary', 'Accept-Encoding');
     if (hit) reply.header('x-cache', 'hit');
-    return body;
+    if (gzip === undefined || !acceptsGzip(request.headers['accept-encoding'])) return body;
+    reply.header('content-encoding', 'gzip');
+    return gzip;
   };
   const perMinute = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   if (perMinute > 0) {

@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Store } from '../../store/index.js';
@@ -12,7 +13,15 @@ export interface RunningApi {
     headers?: Record<string, string>,
     // biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON that the assertions inspect.
   ): Promise<{ status: number; body: any; headers: Headers }>;
+  /** The response as sent, bytes untouched (fetch would decompress them). */
+  raw(path: string, headers?: Record<string, string>, method?: 'GET' | 'HEAD'): Promise<RawResponse>;
   close(): Promise<void>;
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
 }
 
 /** The API over a real socket on 127.0.0.1 (ephemeral port). */
@@ -46,6 +55,22 @@ export async function serveApi(
       }
       return { status: response.status, body, headers: response.headers };
     },
+    raw: (path, headers = {}, method = 'GET') => rawRequest(url + path, headers, method),
     close: () => app.close(),
   };
+}
+
+function rawRequest(url: string, headers: Record<string, string>, method: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }
