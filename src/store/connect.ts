@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { ChangeCounter, ChangeCountingDialect } from './changes.js';
 import { StoreUnavailableError } from './errors.js';
 import { describeLocation, type StoreLocation } from './location.js';
 import type { Database } from './schema.js';
@@ -17,7 +18,13 @@ export interface ConnectOptions {
 /** An open connection to one engine; `sqlite` is the raw handle, for bulk work the query builder slows. */
 export type Connection =
   | { readonly engine: 'sqlite'; readonly db: Kysely<Database>; readonly sqlite: SqliteDatabase.Database }
-  | { readonly engine: 'postgres'; readonly db: Kysely<Database>; readonly pool: pg.Pool };
+  | {
+      readonly engine: 'postgres';
+      readonly db: Kysely<Database>;
+      readonly pool: pg.Pool;
+      /** Bumped after each write committed through `db` (see `Store.changeToken`). */
+      readonly changes: ChangeCounter;
+    };
 
 const INT8_OID = 20;
 
@@ -49,7 +56,9 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   // The same for a connection in use: the pool listens only while a client is idle, and a cut while
   // a query runs also emits `error` on the client. The query itself fails with that error.
   pool.on('connect', (client) => client.on('error', () => {}));
-  return { engine: 'postgres', pool, db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) };
+  const changes = new ChangeCounter();
+  const dialect = new ChangeCountingDialect(new PostgresDialect({ pool }), changes);
+  return { engine: 'postgres', pool, changes, db: new Kysely<Database>({ dialect }) };
 }
 
 function openSqlite(location: Extract<StoreLocation, { engine: 'sqlite' }>): SqliteDatabase.Database {

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, sql } from 'kysely';
+import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
 
 /**
  * The schema's history, oldest first; names sort in order. Never edit a released migration: add
@@ -8,7 +8,11 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': { up: initial },
   '0002_listing_buckets': { up: listingBuckets },
   '0003_scan_chunks': { up: scanChunks },
+  '0004_change_notifications': { up: changeNotifications },
 };
+
+/** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
+export const CHANGE_CHANNEL = 'keyhole_change';
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? '';
 
@@ -229,4 +233,43 @@ async function scanChunks(db: Kysely<any>): Promise<void> {
     .on('scan_chunk')
     .columns(['state', 'lease_until'])
     .execute();
+}
+
+/**
+ * PostgreSQL: after every statement that writes a table the API reads, `pg_notify` the change
+ * channel, so a server can tell that its cached pages are stale without asking the database on
+ * every request. The payload is constant, so a transaction notifies once however many statements
+ * it runs; notifications are delivered at commit, and only to listeners on the same database.
+ * `scan_chunk` (work-queue leases, renewed often) is left out: the API shows a chunk's effect
+ * through the `scan` row updated in the same transaction. SQLite: nothing (its change token needs
+ * no trigger).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function changeNotifications(db: Kysely<any>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`create function keyhole_notify_change() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('keyhole_change', '');
+      return null;
+    end $$`.execute(db);
+  const tables = [
+    'team',
+    'api_key',
+    'asset_list',
+    'asset_target',
+    'scan',
+    'scan_target',
+    'scan_template',
+    'scan_asset',
+    'template_source',
+    'finding',
+    'retest',
+    'scan_bucket',
+    'retest_bucket',
+  ];
+  for (const table of tables) {
+    await sql`create trigger ${sql.id(`${table}_notify_change`)}
+      after insert or update or delete or truncate on ${sql.table(table)}
+      for each statement execute function keyhole_notify_change()`.execute(db);
+  }
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { AssetLists } from './assets.js';
+import { ChangeListener } from './change-listener.js';
 import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
 import { Findings } from './findings.js';
@@ -57,13 +58,24 @@ export class Store {
 
   /**
    * A token that changes whenever the visible data may have changed, for caches of what was read.
-   * Equal tokens mean identical data: on SQLite the connection's `data_version` (commits by other
-   * connections) and `total_changes()` (its own writes); on PostgreSQL the current snapshot
-   * (`pg_current_snapshot()`: every write transaction that starts or ends changes it).
+   * Equal tokens mean identical data.
    *
-   * The token is always read after the call: on PostgreSQL, calls made while a read is under way
-   * share the next read (one round trip for all of them) rather than the one already sent, which
-   * may predate a write they must see.
+   * SQLite: the connection's `data_version` (commits by other connections) and `total_changes()`
+   * (its own writes), read after the call.
+   *
+   * PostgreSQL: a generation number, with no round trip. One dedicated connection, opened on the
+   * first call, `LISTEN`s to the database's change channel (statement triggers on every table
+   * the API reads notify it at commit, see migration 0004); each notification bumps the
+   * generation, and so does each write this store commits, as the commit returns, so this
+   * process reads its own writes at once. Another process's commit is seen when its
+   * notification arrives: normally well under a millisecond after the commit, during which a
+   * request may still be answered from the data as it was. Writes to other databases on the same
+   * server do not move the token. While that connection is not listening (it is connecting, or
+   * was lost and is reconnecting with backoff), the token falls back to the current snapshot
+   * (`pg_current_snapshot()`, read after the call, one round trip shared by the calls made while
+   * a read is under way), and the generation is bumped each time listening (re)starts, since
+   * anything may have changed meanwhile. A listening connection cut without the socket closing
+   * is noticed by TCP keepalive; until then, notifications are missed.
    */
   async changeToken(): Promise<string> {
     const { connection } = this;
@@ -73,17 +85,24 @@ export class Store {
         .pluck();
       return String(this.tokenStatement.get());
     }
-    this.postgresToken ??= freshRead(async () => {
+    if (this.location.engine === 'postgres' && !this.closing) {
+      this.listener ??= new ChangeListener(this.location.url, () => connection.changes.bump());
+      this.listener.start();
+      if (this.listener.listening) return `g${connection.changes.generation}`;
+    }
+    this.snapshotToken ??= freshRead(async () => {
       const result = await sql<{ token: string }>`select pg_current_snapshot()::text as token`.execute(
         connection.db,
       );
-      return result.rows[0]?.token ?? '';
+      return `s${result.rows[0]?.token ?? ''}`;
     });
-    return this.postgresToken();
+    return this.snapshotToken();
   }
 
   private tokenStatement: { get(): unknown } | undefined;
-  private postgresToken: (() => Promise<string>) | undefined;
+  private snapshotToken: (() => Promise<string>) | undefined;
+  private listener: ChangeListener | undefined;
+  private closing = false;
 
   /** Resolves when the database answers; throws the driver's error when it does not. */
   async ping(): Promise<void> {
@@ -91,6 +110,8 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    await this.listener?.close();
     await this.connection.db.destroy();
   }
 }
