@@ -179,8 +179,10 @@ describe('the flow sandbox', () => {
   });
 
   it('stops a flow that takes more memory than allowed', async () => {
-    const result = await run('const a = []\nwhile (true) a.push("x".repeat(4096) + a.length)', '/list', {
-      flowLimits: { memoryBytes: 32 * 1024 * 1024 },
+    // Megabyte strings reach the limit in a few dozen steps, long before the CPU limit (raised
+    // here so that a busy machine cannot hit it first).
+    const result = await run('const a = []\nwhile (true) a.push("x".repeat(1 << 20) + a.length)', '/list', {
+      flowLimits: { memoryBytes: 32 * 1024 * 1024, cpuMs: 20_000 },
     });
     expect(result.flowError).toMatch(/out of memory/);
   });
