@@ -17,7 +17,7 @@ import {
 } from '../http/index.js';
 import type { RedirectPolicy as TemplateRedirects } from '../template/index.js';
 import type { BuiltRequest } from './build.js';
-import type { RequestAuthorizer, RequestSender } from './types.js';
+import type { Authorization, RequestAuthorizer, RequestSender } from './types.js';
 
 export interface ExchangeHop {
   /** What went out: the request as sent (secret applied), or an unsafe request's text. */
@@ -78,7 +78,10 @@ export async function exchange(built: BuiltRequest, settings: ExchangeSettings):
 }
 
 interface Authorized {
+  /** The request before the secret: each redirect hop is derived from it. */
   readonly clean: HttpRequest;
+  /** The request with the secret, as it goes out. */
+  readonly request: HttpRequest;
   readonly grant?: unknown;
 }
 
@@ -87,43 +90,88 @@ async function exchangeHttp(
   settings: ExchangeSettings,
   hops: ExchangeHop[],
 ): Promise<void> {
-  const { authorizer } = settings;
   const options = sendOptions(settings, built.timeoutMs, built.tlsServerName);
+  if (settings.redirects.follow === 'none') {
+    // One hop: what following redirects does for the first request, without its machinery.
+    const first = settings.jar?.apply(built.request) ?? built.request;
+    const response = await sendHop(first, settings, options, hops);
+    settings.jar?.store(response);
+    return;
+  }
+  const { authorizer } = settings;
   if (authorizer === undefined) {
     await sendFollowingRedirects(
       built.request,
-      followOptions(settings, async (outgoing) => {
-        const response = await withRetries(() => settings.client.send(outgoing, options), settings);
-        hops.push({ sent: outgoing, response, url: requestUrl(outgoing) });
-        return response;
-      }),
+      followOptions(settings, (outgoing) => sendHop(outgoing, settings, options, hops)),
     );
     return;
   }
   // A map of this exchange's few hops, gone with it (a WeakMap costs the garbage collector more).
-  const authorized = new Map<HttpRequest, Authorized>();
-  const authorize = async (clean: HttpRequest): Promise<HttpRequest> => {
-    const decision = await authorizer.authorize(clean);
-    if (decision.kind === 'refuse') throw new Refused(requestUrl(clean), decision.reason);
-    authorized.set(decision.request, { clean, grant: decision.grant });
-    return decision.request;
+  const byRequest = new Map<HttpRequest, Authorized>();
+  const beforeHop: BeforeHop = async (clean) => {
+    const decided = await authorize(authorizer, clean);
+    byRequest.set(decided.request, decided);
+    return decided.request;
   };
-  const beforeHop: BeforeHop = (request) => authorize(request);
-  const send = async (outgoing: HttpRequest): Promise<HttpResponse> => {
-    const facts = authorized.get(outgoing);
-    let sent = outgoing;
-    let response = await withRetries(() => settings.client.send(sent, options), settings);
-    if (authorizer.afterResponse !== undefined && facts !== undefined) {
-      const verdict = await authorizer.afterResponse({ destination: sent, response, grant: facts.grant });
-      if (verdict === 'retry') {
-        sent = await authorize(facts.clean);
-        response = await withRetries(() => settings.client.send(sent, options), settings);
-      }
-    }
-    hops.push({ sent, response, url: requestUrl(facts?.clean ?? outgoing) });
-    return response;
+  const send = (outgoing: HttpRequest): Promise<HttpResponse> => {
+    const decided = byRequest.get(outgoing) ?? { clean: outgoing, request: outgoing };
+    return sendAuthorized(decided, authorizer, settings, options, hops);
   };
   await sendFollowingRedirects(built.request, { ...followOptions(settings, send), beforeHop });
+}
+
+/** Sends one hop: through the authorizer when there is one. */
+function sendHop(
+  clean: HttpRequest,
+  settings: ExchangeSettings,
+  options: SendOptions,
+  hops: ExchangeHop[],
+): Promise<HttpResponse> {
+  const { authorizer } = settings;
+  if (authorizer === undefined) {
+    return withRetries(() => settings.client.send(clean, options), settings).then((response) => {
+      hops.push({ sent: clean, response, url: requestUrl(clean) });
+      return response;
+    });
+  }
+  const decided = authorize(authorizer, clean);
+  return decided instanceof Promise
+    ? decided.then((known) => sendAuthorized(known, authorizer, settings, options, hops))
+    : sendAuthorized(decided, authorizer, settings, options, hops);
+}
+
+/** The request with its secret (at once when the authorizer knows it), or Refused. */
+function authorize(authorizer: RequestAuthorizer, clean: HttpRequest): Authorized | Promise<Authorized> {
+  const decision = authorizer.authorize(clean);
+  return decision instanceof Promise
+    ? decision.then((known) => authorizedBy(clean, known))
+    : authorizedBy(clean, decision);
+}
+
+function authorizedBy(clean: HttpRequest, decision: Authorization<HttpRequest>): Authorized {
+  if (decision.kind === 'refuse') throw new Refused(requestUrl(clean), decision.reason);
+  return { clean, request: decision.request, grant: decision.grant };
+}
+
+/** Sends an authorized request; when the response shows the session was lost, once more afresh. */
+async function sendAuthorized(
+  decided: Authorized,
+  authorizer: RequestAuthorizer,
+  settings: ExchangeSettings,
+  options: SendOptions,
+  hops: ExchangeHop[],
+): Promise<HttpResponse> {
+  let sent = decided.request;
+  let response = await withRetries(() => settings.client.send(sent, options), settings);
+  if (authorizer.afterResponse !== undefined) {
+    const verdict = await authorizer.afterResponse({ destination: sent, response, grant: decided.grant });
+    if (verdict === 'retry') {
+      sent = (await authorize(authorizer, decided.clean)).request;
+      response = await withRetries(() => settings.client.send(sent, options), settings);
+    }
+  }
+  hops.push({ sent, response, url: requestUrl(decided.clean) });
+  return response;
 }
 
 function followOptions(

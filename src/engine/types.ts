@@ -45,7 +45,8 @@ export interface AuthorizedExchange {
  * Requests of blocks with `skip-secret-file: true` do not go through it.
  */
 export interface RequestAuthorizer {
-  authorize(request: HttpRequest): Promise<Authorization<HttpRequest>>;
+  /** Answered at once when nothing has to be waited for (a static secret, a live session). */
+  authorize(request: HttpRequest): Authorization<HttpRequest> | Promise<Authorization<HttpRequest>>;
   /** For `unsafe` requests, whose bytes are sent as written: edit the text, keep every other byte. */
   authorizeRaw(text: string, destination: Destination): Promise<Authorization<string>>;
   /**

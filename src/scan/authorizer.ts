@@ -17,8 +17,10 @@ interface Grant {
  */
 export function sessionAuthorizer(resolver: SecretResolver): RequestAuthorizer {
   return {
-    async authorize(request) {
-      return decision(await resolver.apply(request));
+    authorize(request) {
+      // Static secrets and live sessions are applied at once: no promise per request.
+      const applied = resolver.applyNow(request);
+      return applied instanceof Promise ? applied.then(decision) : decision(applied);
     },
     async authorizeRaw(text, destination) {
       return decision(await resolver.applyRaw(text, destination));

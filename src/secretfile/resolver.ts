@@ -106,9 +106,17 @@ export class SecretResolver {
   }
 
   async resolve(destination: Destination): Promise<Resolution> {
+    return this.resolveNow(destination);
+  }
+
+  /**
+   * `resolve`, answered at once when nothing has to be waited for (no entry, a static entry, a
+   * dynamic entry whose session is there): the scan asks this for every request it sends.
+   */
+  resolveNow(destination: Destination): Resolution | Promise<Resolution> {
     const key = keyOf(destination);
     const entry = this.index.lookup(key);
-    if (entry === undefined) return { kind: 'none' };
+    if (entry === undefined) return NO_SECRET;
     if (entry.kind === 'static')
       return { kind: 'secret', entry, credential: entry.credential, generation: 0 };
     const session = this.session(entry.login);
@@ -117,22 +125,22 @@ export class SecretResolver {
     else if (session.pending === undefined && session.result === undefined)
       this.start(entry.login, session, originOf(destination, key), false);
     const generation = session.generation;
-    const result = session.result ?? (await session.pending);
-    if (result === undefined || !result.ok) {
-      return { kind: 'error', entry, reason: result?.reason ?? 'the login did not run' };
-    }
-    const credential = result.credentials.get(entry);
-    if (credential === undefined)
-      return { kind: 'error', entry, reason: 'the login gave no credential for this secret' };
-    return { kind: 'secret', entry, credential, generation };
+    if (session.result !== undefined) return sessionResolution(entry, session.result, generation);
+    const pending = session.pending;
+    if (pending === undefined) return sessionResolution(entry, undefined, generation);
+    return pending.then((result) => sessionResolution(entry, result, generation));
   }
 
   async apply(request: HttpRequest): Promise<Applied<HttpRequest>> {
-    const resolution = await this.resolve(request);
-    if (resolution.kind === 'none') return { kind: 'none', request };
-    if (resolution.kind === 'error') return resolution;
-    const { entry, credential, generation } = resolution;
-    return { kind: 'applied', request: applyCredential(request, credential), entry, generation };
+    return this.applyNow(request);
+  }
+
+  /** `apply`, answered at once when the secret is known without waiting (see `resolveNow`). */
+  applyNow(request: HttpRequest): Applied<HttpRequest> | Promise<Applied<HttpRequest>> {
+    const resolution = this.resolveNow(request);
+    return resolution instanceof Promise
+      ? resolution.then((known) => appliedTo(request, known))
+      : appliedTo(request, resolution);
   }
 
   /** For raw requests sent as written; an unparsable request line is an error, not a silent skip. */
@@ -306,4 +314,27 @@ function keyOf(destination: Destination): MatchKey {
 /** `scheme://host[:port]` of a request: where a login without `input` runs. */
 function originOf(destination: Destination, key: MatchKey): string {
   return `${destination.scheme}://${key.text}`;
+}
+
+const NO_SECRET: Resolution = { kind: 'none' };
+
+function sessionResolution(
+  entry: DynamicSecret,
+  result: SessionResult | undefined,
+  generation: number,
+): Resolution {
+  if (result === undefined || !result.ok) {
+    return { kind: 'error', entry, reason: result?.reason ?? 'the login did not run' };
+  }
+  const credential = result.credentials.get(entry);
+  if (credential === undefined)
+    return { kind: 'error', entry, reason: 'the login gave no credential for this secret' };
+  return { kind: 'secret', entry, credential, generation };
+}
+
+function appliedTo(request: HttpRequest, resolution: Resolution): Applied<HttpRequest> {
+  if (resolution.kind === 'none') return { kind: 'none', request };
+  if (resolution.kind === 'error') return resolution;
+  const { entry, credential, generation } = resolution;
+  return { kind: 'applied', request: applyCredential(request, credential), entry, generation };
 }
