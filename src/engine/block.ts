@@ -415,7 +415,11 @@ function evaluateChain(
       own,
       history ? indexedValues(index + 1, own) : EMPTY,
     ]);
-    const result = run.compiled.operators.execute({ variables: data });
+    // Extracted values of a response whose matchers failed are only wanted by a result listener.
+    const result = run.compiled.operators.execute(
+      { variables: data },
+      { findingsOnly: state.options.onResult === undefined },
+    );
     state.options.onResult?.({
       block: run.block.index,
       url: hop.url,

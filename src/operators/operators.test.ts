@@ -411,3 +411,53 @@ describe('the variables operators read', () => {
     expect(operators({ extractors: [kval(['server'], { caseInsensitive: true })] }).names).toBe('any');
   });
 });
+
+describe('findingsOnly: matchers before extractors', () => {
+  const server = regexExtractor(['Apache/[0-9.]+'], { part: 'header', name: 'server' });
+  const shapes = {
+    'and, extractor unread': { matchers: [status([200]), word(['csrf_token'])], extractors: [server] },
+    'and, a dsl matcher reads the extractor': {
+      matchers: [status([200]), dslMatcher(['contains(server, "Apache")'])],
+      extractors: [server],
+    },
+    'and, internal extractor': {
+      matchers: [status([200]), word(['csrf_token'])],
+      extractors: [{ ...server, internal: true }],
+    },
+    'or, extractor unread': { matchers: [status([200]), word(['csrf_token'])], extractors: [server] },
+  } as const;
+
+  it('finds exactly what extractors-first finds, on matching and failing responses', () => {
+    for (const [name, parts] of Object.entries(shapes)) {
+      const condition = name.startsWith('or') ? 'or' : 'and';
+      const compiled = operators({
+        ...parts,
+        matchers: [...parts.matchers],
+        extractors: [...parts.extractors],
+        matchersCondition: condition,
+      });
+      for (const data of [login, notFound]) {
+        const full = compiled.execute(data);
+        const lean = compiled.execute(data, { findingsOnly: true });
+        expect({ ...lean, variables: undefined }, name).toMatchObject({
+          hasResult: full.hasResult,
+          matched: full.matched,
+          findings: full.findings,
+          dynamicValues: full.dynamicValues,
+        });
+      }
+    }
+  });
+
+  it('skips the extractors of a response whose matchers failed, when nothing reads them', () => {
+    const compiled = operators({ ...shapes['and, extractor unread'], matchersCondition: 'and' });
+    const failing = response({ ...loginPage, body: 'no token here' });
+    expect(compiled.execute(failing).extracts.get('server')).toEqual(['Apache/2.4.57']);
+    expect(compiled.execute(failing, { findingsOnly: true }).extracts.size).toBe(0);
+    expect(compiled.execute(login, { findingsOnly: true }).findings).toEqual([
+      { extractorName: 'server', extractedResults: ['Apache/2.4.57'] },
+    ]);
+    const read = operators({ ...shapes['and, a dsl matcher reads the extractor'], matchersCondition: 'and' });
+    expect(read.execute(login, { findingsOnly: true }).matched).toBe(true);
+  });
+});

@@ -38,11 +38,21 @@ export interface Finding {
   readonly extractedResults: readonly string[];
 }
 
+export interface ExecuteOptions {
+  /**
+   * Only the findings are wanted (not the extracted values of a response whose matchers failed):
+   * when every matcher must match, none reads an extractor's value and no extractor is internal,
+   * the matchers run first and the extractors only when they all matched. The findings are the
+   * same; a failed response's result then carries no extracted values.
+   */
+  readonly findingsOnly?: boolean;
+}
+
 export interface CompiledOperators {
   readonly model: Operators;
   /** The variables the matchers and extractors read, or `any` when they may read every one. */
   readonly names: ReadonlySet<string> | 'any';
-  execute(data: ResponseData): OperatorResult;
+  execute(data: ResponseData, options?: ExecuteOptions): OperatorResult;
 }
 
 /** Compiles a template's matchers and extractors, or lists everything wrong with them. */
@@ -61,10 +71,44 @@ export function compileOperators(model: Operators): CompiledOperators | Operator
     else extractors.push(compiled);
   }
   if (errors.length > 0) return errors;
+  const matchersFirst = canMatchFirst(model, matchers, extractors);
   return {
     model,
     names: namesOf([...matchers, ...extractors]),
-    execute: (data) => execute(model, matchers, extractors, data),
+    execute: (data, options) => {
+      const evaluation = new Evaluation(data);
+      // Matchers only read (and cache the response's parts), so the evaluation serves both runs.
+      if (matchersFirst && options?.findingsOnly === true && !allMatch(matchers, evaluation)) {
+        return resultOf(model, emptyCollected(), evaluation, false);
+      }
+      return execute(model, matchers, extractors, evaluation);
+    },
+  };
+}
+
+/** Every matcher must match, none reads what an extractor extracts, and no extractor is internal. */
+function canMatchFirst(
+  model: Operators,
+  matchers: readonly CompiledMatcher[],
+  extractors: readonly CompiledExtractor[],
+): boolean {
+  if (model.matchersCondition !== 'and' || matchers.length === 0 || extractors.length === 0) return false;
+  if (extractors.some((extractor) => extractor.model.internal)) return false;
+  const extracted = new Set(extractors.map((extractor) => extractor.model.name ?? ''));
+  return matchers.every((matcher) => !matcher.names.some((name) => extracted.has(name)));
+}
+
+function allMatch(matchers: readonly CompiledMatcher[], evaluation: Evaluation): boolean {
+  return matchers.every((matcher) => matcher.match(evaluation).matched);
+}
+
+function emptyCollected(): Collected {
+  return {
+    matched: false,
+    matches: undefined,
+    extracts: undefined,
+    outputExtracts: [],
+    dynamicValues: undefined,
   };
 }
 
@@ -97,16 +141,9 @@ function execute(
   model: Operators,
   matchers: readonly CompiledMatcher[],
   extractors: readonly CompiledExtractor[],
-  data: ResponseData,
+  evaluation: Evaluation,
 ): OperatorResult {
-  const evaluation = new Evaluation(data);
-  const collected: Collected = {
-    matched: false,
-    matches: undefined,
-    extracts: undefined,
-    outputExtracts: [],
-    dynamicValues: undefined,
-  };
+  const collected = emptyCollected();
   runExtractors(extractors, evaluation, collected);
   if (collected.dynamicValues !== undefined) exposeDynamicValues(collected.dynamicValues, evaluation);
   const dynamic = collected.dynamicValues !== undefined;
