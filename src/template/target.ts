@@ -78,16 +78,19 @@ export function parseTargetUrl(input: string): TargetUrl | TargetError {
   if (hostPort.port !== '' && !/^\d{1,5}$/.test(hostPort.port)) {
     return new TargetError(input, `"${input}" has an invalid port "${hostPort.port}"`);
   }
-  return {
+  // Optional parts set one by one: object spreads here cost more than the parsing (a request's URL
+  // is parsed on every request a scan sends).
+  const parsed: { -readonly [K in keyof TargetUrl]: TargetUrl[K] } = {
     scheme,
-    ...(userinfo === undefined ? {} : { userinfo }),
     host: authority,
     hostname: hostPort.hostname,
     port: hostPort.port,
     path,
-    ...(query === undefined ? {} : { query }),
-    ...(fragment === undefined ? {} : { fragment }),
   };
+  if (userinfo !== undefined) parsed.userinfo = userinfo;
+  if (query !== undefined) parsed.query = query;
+  if (fragment !== undefined) parsed.fragment = fragment;
+  return parsed;
 }
 
 function splitHostPort(authority: string): { hostname: string; port: string } | undefined {
