@@ -12,11 +12,36 @@ async function until(condition: () => Promise<boolean>, what: string, ms = 10_00
   }
 }
 
+/** An API served from one store, and a second store on the same database writing behind its back. */
+interface Served {
+  readonly database: TestDatabase;
+  readonly served: Store;
+  readonly writer: Store;
+  readonly api: RunningApi;
+  readonly key: string;
+  readonly teamId: string;
+}
+
+async function serveWithWriter(database: TestDatabase, keyName: string): Promise<Served> {
+  const served = await openStore(database.location);
+  const writer = await openStore(database.location);
+  const teamId = (await writer.teams.ensure('default')).id;
+  const key = (await writer.keys.create({ teamId, name: keyName })).secret;
+  return { database, served, writer, api: await serveApi(served), key, teamId };
+}
+
+async function closeAll(setup: Served | undefined): Promise<void> {
+  await setup?.api.close();
+  await setup?.served.close();
+  await setup?.writer.close();
+  await setup?.database.drop();
+}
+
 /** True once the store's PostgreSQL token comes from notifications (a generation, not a snapshot). */
 const listening = async (store: Store) => (await store.changeToken()).startsWith('g');
 
 describe.each(ENGINES)('cached pages and writes from another connection on $engine', ({ engine, create }) => {
-  let database: TestDatabase;
+  let setup: Served | undefined;
   let served: Store;
   let writer: Store;
   let api: RunningApi;
@@ -24,20 +49,11 @@ describe.each(ENGINES)('cached pages and writes from another connection on $engi
   let teamId: string;
 
   beforeAll(async () => {
-    database = await create();
-    served = await openStore(database.location);
-    writer = await openStore(database.location);
-    teamId = (await writer.teams.ensure('default')).id;
-    key = (await writer.keys.create({ teamId, name: 'elsewhere' })).secret;
-    api = await serveApi(served);
+    setup = await serveWithWriter(await create(), 'elsewhere');
+    ({ served, writer, api, key, teamId } = setup);
     if (engine === 'postgres') await until(() => listening(served), 'the store listens');
   });
-  afterAll(async () => {
-    await api?.close();
-    await served?.close();
-    await writer?.close();
-    await database?.drop();
-  });
+  afterAll(() => closeAll(setup));
 
   const names = async () =>
     (await api.get('/v1/scans', key)).body.data.map((scan: { name: string }) => scan.name) as string[];
@@ -73,7 +89,7 @@ describe.each(ENGINES)('cached pages and writes from another connection on $engi
 });
 
 describe('a lost LISTEN connection on PostgreSQL', () => {
-  let database: TestDatabase;
+  let setup: Served | undefined;
   let served: Store;
   let writer: Store;
   let api: RunningApi;
@@ -81,19 +97,10 @@ describe('a lost LISTEN connection on PostgreSQL', () => {
   let teamId: string;
 
   beforeAll(async () => {
-    database = await postgresTestDatabase();
-    served = await openStore(database.location);
-    writer = await openStore(database.location);
-    teamId = (await writer.teams.ensure('default')).id;
-    key = (await writer.keys.create({ teamId, name: 'lost' })).secret;
-    api = await serveApi(served);
+    setup = await serveWithWriter(await postgresTestDatabase(), 'lost');
+    ({ served, writer, api, key, teamId } = setup);
   });
-  afterAll(async () => {
-    await api?.close();
-    await served?.close();
-    await writer?.close();
-    await database?.drop();
-  });
+  afterAll(() => closeAll(setup));
 
   const terminateListener = () =>
     sql`select pg_terminate_backend(pid) from pg_stat_activity
