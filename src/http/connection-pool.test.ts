@@ -1,6 +1,8 @@
 import type { Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from './client.js';
+import { oneShotConnection } from './connection-pool.js';
 import { TransportError } from './errors.js';
 import { get, okResponse, type RawServer, rawServer } from './testing/servers.js';
 
@@ -149,5 +151,71 @@ describe('keep-alive connections', () => {
       (e: unknown) => e,
     );
     expect((later as TransportError).message).toContain('the client is closed');
+  });
+});
+
+describe('a connection', () => {
+  it('is closed, not read, when bytes arrive before its request went out', async () => {
+    // The server runs in a worker thread and tells through shared memory when it has written, so
+    // that this thread can wait for the bytes without giving its event loop a turn.
+    const written = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const net = require('node:net');
+       let peer;
+       const server = net.createServer((socket) => { peer = socket; parentPort.postMessage('connected'); });
+       server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+       parentPort.on('message', (m) => {
+         if (m !== 'stray') return server.close(() => process.exit(0));
+         peer.write('HTTP/1.1 200 OK\\r\\nContent-Length: 5\\r\\n\\r\\nstray', () => {
+           Atomics.store(workerData, 0, 1);
+           Atomics.notify(workerData, 0);
+         });
+       });`,
+      { eval: true, workerData: written },
+    );
+    const messages: unknown[] = [];
+    worker.on('message', (m) => messages.push(m));
+    const next = async () => {
+      const seen = messages.length;
+      while (messages.length === seen) await settle(5);
+      return messages.at(-1);
+    };
+    try {
+      const port = Number(await next());
+      const connection = oneShotConnection(
+        { scheme: 'http', hostname: '127.0.0.1', port, serverName: undefined },
+        false,
+      );
+      await next(); // connected
+      const heard: string[] = [];
+      const closed = new Promise<void>((resolve) => {
+        connection.take({ onData: (chunk) => heard.push(chunk.toString()), onClose: () => resolve() });
+      });
+      // The request waits for the end of this turn; the stray bytes are read first.
+      connection.send(Buffer.from('GET / HTTP/1.1\r\nHost: t\r\n\r\n'));
+      worker.postMessage('stray');
+      Atomics.wait(written, 0, 0, 5_000);
+      const outcome = await Promise.race([closed.then(() => 'closed'), settle(3_000).then(() => 'open')]);
+      expect({ outcome, heard }).toEqual({ outcome: 'closed', heard: [] });
+    } finally {
+      worker.postMessage('stop');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    }
+  });
+});
+
+describe('stray bytes after responses', () => {
+  it('never become the answer to the next request', async () => {
+    // Each response is followed at once, in a segment of its own, by stray bytes that look like a
+    // response: they arrive while the next request waits to be written.
+    const server = await serve((head, socket) => {
+      socket.setNoDelay(true);
+      socket.write(okResponse(head.split(' ')[1] ?? ''));
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray');
+    });
+    const http = client({ connectionsPerOrigin: 1 });
+    const answers = await Promise.all(['/a', '/b', '/c'].map((path) => http.send(get(server.port, path))));
+    expect(answers.map((response) => response.body.toString())).toEqual(['/a', '/b', '/c']);
   });
 });

@@ -59,8 +59,9 @@ export class Connection {
       this.remoteAddress = socket.remoteAddress;
     });
     socket.on('data', (chunk: Buffer) => {
-      if (this.user !== undefined) this.user.onData(chunk);
-      // Bytes nobody asked for: the server is out of step with this connection.
+      if (this.user !== undefined && this.outgoing === undefined) this.user.onData(chunk);
+      // Bytes nobody asked for (on an idle connection, or before the request went out): the server
+      // is out of step with this connection. Its exchange, if any, starts again on a fresh one.
       else socket.destroy();
     });
     socket.on('error', (error) => {
@@ -72,10 +73,6 @@ export class Connection {
   /** True when an earlier exchange ran on this connection. */
   get reused(): boolean {
     return this.uses > 1;
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
   }
 
   /** Takes the connection for one exchange. */
@@ -140,7 +137,7 @@ function flushOutbox(): void {
 }
 
 /** Opens a socket to an endpoint (TCP, or TLS with the client's verification setting). */
-export function openSocket(endpoint: Endpoint, verifyTls: boolean): Socket {
+function openSocket(endpoint: Endpoint, verifyTls: boolean): Socket {
   const { hostname: host, port } = endpoint;
   if (endpoint.scheme !== 'https') return connectTcp({ host, port });
   return connectTls({
