@@ -164,7 +164,8 @@ async function sendAuthorized(
   let sent = decided.request;
   let response = await withRetries(() => settings.client.send(sent, options), settings);
   if (authorizer.afterResponse !== undefined) {
-    const verdict = await authorizer.afterResponse({ destination: sent, response, grant: decided.grant });
+    const asked = authorizer.afterResponse({ destination: sent, response, grant: decided.grant });
+    const verdict = asked instanceof Promise ? await asked : asked;
     if (verdict === 'retry') {
       sent = (await authorize(authorizer, decided.clean)).request;
       response = await withRetries(() => settings.client.send(sent, options), settings);

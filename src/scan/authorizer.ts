@@ -25,11 +25,13 @@ export function sessionAuthorizer(resolver: SecretResolver): RequestAuthorizer {
     async authorizeRaw(text, destination) {
       return decision(await resolver.applyRaw(text, destination));
     },
-    async afterResponse({ response, grant }) {
+    afterResponse({ response, grant }) {
       const entry = loggedOutEntry(resolver, grant, response);
+      // Nearly every response: answered at once.
       if (entry === undefined) return 'keep';
-      const relogin = await resolver.relogin(entry, (grant as Grant).generation);
-      return relogin.ok ? 'retry' : 'keep';
+      return resolver
+        .relogin(entry, (grant as Grant).generation)
+        .then((relogin) => (relogin.ok ? 'retry' : 'keep'));
     },
   };
 }
