@@ -108,41 +108,40 @@ describe('a lost LISTEN connection on PostgreSQL', () => {
       writer.connection.db,
     );
 
-  it('never serves a page cached before the loss once a write was missed', async () => {
-    await until(() => listening(served), 'the store listens');
-    await writer.scans.create({ teamId, name: 'before' });
-    await until(
+  const cached = () =>
+    until(
       async () => (await api.get('/v1/scans', key)).headers.get('x-cache') === 'hit',
       'the page is cached',
     );
+
+  /**
+   * With a page cached after a write named `first`, cuts the listening connection and commits a
+   * write named `missed` while nothing listens (no notification will ever say so); resolves once
+   * the store noticed the loss.
+   */
+  const missAWrite = async (first: string, missed: string) => {
+    await until(() => listening(served), 'the store listens');
+    await writer.scans.create({ teamId, name: first });
+    await cached();
     const cachedUnder = await served.changeToken();
     await terminateListener();
-    // Committed while nothing listens: no notification will ever say so.
-    await writer.scans.create({ teamId, name: 'missed' });
+    await writer.scans.create({ teamId, name: missed });
     await until(async () => (await served.changeToken()) !== cachedUnder, 'the loss is noticed');
+  };
+
+  it('never serves a page cached before the loss once a write was missed', async () => {
+    await missAWrite('before', 'missed');
     const page = await api.get('/v1/scans', key);
     expect(page.headers.get('x-cache')).toBeNull();
     expect(page.body.data.map((scan: { name: string }) => scan.name)).toEqual(['missed', 'before']);
   });
 
   it('listens again after the loss, counting everything missed meanwhile as a change', async () => {
-    await until(() => listening(served), 'the store listens');
-    await writer.scans.create({ teamId, name: 'later' });
-    await until(
-      async () => (await api.get('/v1/scans', key)).headers.get('x-cache') === 'hit',
-      'the page is cached',
-    );
-    const cachedUnder = await served.changeToken();
-    await terminateListener();
-    await writer.scans.create({ teamId, name: 'missed again' });
     // No request reaches the API until the store listens again: its cache never saw the gap.
-    await until(async () => (await served.changeToken()) !== cachedUnder, 'the loss is noticed');
+    await missAWrite('later', 'missed again');
     await until(() => listening(served), 'the store listens again');
     expect((await api.get('/v1/scans', key)).body.data[0]?.name).toBe('missed again');
-    await until(
-      async () => (await api.get('/v1/scans', key)).headers.get('x-cache') === 'hit',
-      'the page is cached again',
-    );
+    await cached();
     await writer.scans.create({ teamId, name: 'latest' });
     await until(
       async () => (await api.get('/v1/scans', key)).body.data[0]?.name === 'latest',
