@@ -77,11 +77,12 @@ export function compileOperators(model: Operators): CompiledOperators | Operator
     names: namesOf([...matchers, ...extractors]),
     execute: (data, options) => {
       const evaluation = new Evaluation(data);
-      // Matchers only read (and cache the response's parts), so the evaluation serves both runs.
-      if (matchersFirst && options?.findingsOnly === true && !allMatch(matchers, evaluation)) {
-        return resultOf(model, emptyCollected(), evaluation, false);
+      if (!matchersFirst || options?.findingsOnly !== true) {
+        return execute(model, matchers, extractors, evaluation);
       }
-      return execute(model, matchers, extractors, evaluation);
+      if (!allMatch(matchers, evaluation)) return resultOf(model, emptyCollected(), evaluation, false);
+      // They all matched, and none reads what the extractors add: their verdict stands.
+      return execute(model, [], extractors, evaluation, true);
     },
   };
 }
@@ -142,8 +143,11 @@ function execute(
   matchers: readonly CompiledMatcher[],
   extractors: readonly CompiledExtractor[],
   evaluation: Evaluation,
+  /** Every matcher of an `and` condition matched already (`matchers` is then empty). */
+  matchedAlready = false,
 ): OperatorResult {
   const collected = emptyCollected();
+  collected.matched = matchedAlready;
   runExtractors(extractors, evaluation, collected);
   if (collected.dynamicValues !== undefined) exposeDynamicValues(collected.dynamicValues, evaluation);
   const dynamic = collected.dynamicValues !== undefined;
