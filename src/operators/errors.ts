@@ -44,3 +44,25 @@ export function errorsAt(operator: OperatorError['operator'], index: number): Er
     ...(unsupported === undefined ? {} : { unsupported }),
   });
 }
+
+/**
+ * Compiles each value of a list field (`regex`, `xpath`, `json`, `binary`): the values that compiled,
+ * in order, and an error at the position of each one that `compile` refused.
+ */
+export function compileEach<T>(
+  values: readonly string[],
+  field: string,
+  errorAt: ErrorAt,
+  compile: (value: string, refuse: (message: string) => undefined) => T | undefined,
+): { readonly values: T[]; readonly errors: OperatorError[] } {
+  const out: T[] = [];
+  const errors: OperatorError[] = [];
+  for (const [i, value] of values.entries()) {
+    const compiled = compile(value, (message) => {
+      errors.push(errorAt(field, message, i));
+      return undefined;
+    });
+    if (compiled !== undefined) out.push(compiled);
+  }
+  return { values: out, errors };
+}

@@ -1,5 +1,5 @@
 import { DslEvaluationError, type DslValue, toText } from '../dsl/index.js';
-import { type ErrorAt, errorsAt, type OperatorError } from './errors.js';
+import { compileEach, type ErrorAt, errorsAt, type OperatorError } from './errors.js';
 import { compileExpressions, expressionNames } from './expressions.js';
 import type { Value } from './gotext.js';
 import { JqQuery } from './jq.js';
@@ -81,15 +81,12 @@ function regexExtractor(
   part: string,
   errorAt: ErrorAt,
 ): Extract | OperatorError[] {
-  const errors: OperatorError[] = [];
+  const { values: regexes, errors } = compileEach(sources, 'regex', errorAt, (source, refuse) => {
+    const compiled = ScanRegex.compile(source);
+    return compiled instanceof ScanRegex ? compiled : refuse(compiled.message);
+  });
   if (!Number.isInteger(group) || group < 0)
-    errors.push(errorAt('group', `must be a whole number 0 or more, not ${group}`));
-  const regexes: ScanRegex[] = [];
-  for (const [i, source] of sources.entries()) {
-    const regex = ScanRegex.compile(source);
-    if (regex instanceof ScanRegex) regexes.push(regex);
-    else errors.push(errorAt('regex', regex.message, i));
-  }
+    errors.unshift(errorAt('group', `must be a whole number 0 or more, not ${group}`));
   if (errors.length > 0) return errors;
   return function* (evaluation) {
     const corpus = evaluation.text(part);
@@ -129,13 +126,10 @@ function jsonExtractor(
   part: string,
   errorAt: ErrorAt,
 ): Extract | OperatorError[] {
-  const errors: OperatorError[] = [];
-  const compiled: JqQuery[] = [];
-  for (const [i, query] of queries.entries()) {
-    const jq = JqQuery.compile(query);
-    if (jq instanceof JqQuery) compiled.push(jq);
-    else errors.push(errorAt('json', jq.message, i));
-  }
+  const { values: compiled, errors } = compileEach(queries, 'json', errorAt, (query, refuse) => {
+    const compiled = JqQuery.compile(query);
+    return compiled instanceof JqQuery ? compiled : refuse(compiled.message);
+  });
   if (errors.length > 0) return errors;
   return function* (evaluation) {
     const corpus = evaluation.text(part);
@@ -150,13 +144,10 @@ function xpathExtractor(
   part: string,
   errorAt: ErrorAt,
 ): Extract | OperatorError[] {
-  const errors: OperatorError[] = [];
-  const queries: XPathQuery[] = [];
-  for (const [i, expression] of expressions.entries()) {
-    const query = XPathQuery.compile(expression);
-    if (query instanceof XPathQuery) queries.push(query);
-    else errors.push(errorAt('xpath', query.message, i));
-  }
+  const { values: queries, errors } = compileEach(expressions, 'xpath', errorAt, (expression, refuse) => {
+    const compiled = XPathQuery.compile(expression);
+    return compiled instanceof XPathQuery ? compiled : refuse(compiled.message);
+  });
   if (errors.length > 0) return errors;
   return function* (evaluation) {
     const document = evaluation.derive('markup', part, parseMarkup);

@@ -1,5 +1,5 @@
 import type { DslValue, TemplateString } from '../dsl/index.js';
-import { type ErrorAt, errorsAt, type OperatorError } from './errors.js';
+import { compileEach, type ErrorAt, errorsAt, type OperatorError } from './errors.js';
 import { compileExpressions, compileWords, expressionNames, templateNames } from './expressions.js';
 import type { Condition, Matcher } from './model.js';
 import { type Evaluation, partNames } from './parts.js';
@@ -198,13 +198,10 @@ function regexMatcher(
   model: Matcher,
   errorAt: ErrorAt,
 ): MatchPart | OperatorError[] {
-  const errors: OperatorError[] = [];
-  const regexes: ScanRegex[] = [];
-  for (const [i, source] of sources.entries()) {
-    const regex = ScanRegex.compile(source);
-    if (regex instanceof ScanRegex) regexes.push(regex);
-    else errors.push(errorAt('regex', regex.message, i));
-  }
+  const { values: regexes, errors } = compileEach(sources, 'regex', errorAt, (source, refuse) => {
+    const compiled = ScanRegex.compile(source);
+    return compiled instanceof ScanRegex ? compiled : refuse(compiled.message);
+  });
   if (errors.length > 0) return errors;
   const firstOnly = model.condition === 'or' && !model.matchAll;
   return (evaluation) => {
@@ -222,13 +219,12 @@ function binaryMatcher(
   model: Matcher,
   errorAt: ErrorAt,
 ): MatchPart | OperatorError[] {
-  const errors: OperatorError[] = [];
-  const decoded: { bytes: Buffer; shown: string }[] = [];
-  for (const [i, value] of values.entries()) {
+  const { values: decoded, errors } = compileEach(values, 'binary', errorAt, (value, refuse) => {
     const bytes = decodeHex(value);
-    if (bytes === undefined) errors.push(errorAt('binary', `${JSON.stringify(value)} is not hexadecimal`, i));
-    else decoded.push({ bytes, shown: value });
-  }
+    return bytes === undefined
+      ? refuse(`${JSON.stringify(value)} is not hexadecimal`)
+      : { bytes, shown: value };
+  });
   if (errors.length > 0) return errors;
   // Binary matchers have no `match-all`: the first value found matches under `or`.
   const options = { condition: model.condition, matchAll: false };
@@ -244,13 +240,10 @@ function xpathMatcher(
   model: Matcher,
   errorAt: ErrorAt,
 ): MatchPart | OperatorError[] {
-  const errors: OperatorError[] = [];
-  const queries: XPathQuery[] = [];
-  for (const [i, expression] of expressions.entries()) {
-    const query = XPathQuery.compile(expression);
-    if (query instanceof XPathQuery) queries.push(query);
-    else errors.push(errorAt('xpath', query.message, i));
-  }
+  const { values: queries, errors } = compileEach(expressions, 'xpath', errorAt, (expression, refuse) => {
+    const compiled = XPathQuery.compile(expression);
+    return compiled instanceof XPathQuery ? compiled : refuse(compiled.message);
+  });
   if (errors.length > 0) return errors;
   return (evaluation) => {
     if (evaluation.text(model.part) === undefined) return undefined;
