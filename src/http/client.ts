@@ -19,7 +19,7 @@
 import { ConnectionPool, type Endpoint } from './connection-pool.js';
 import { Deadlines } from './deadlines.js';
 import { TransportError } from './errors.js';
-import type { HttpRequest, Scheme } from './message.js';
+import { type HttpRequest, isHeaderName, type Scheme } from './message.js';
 import { bodyBytes, requestUrl, serializeRequest } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
 import { type ConnectionSource, type ExchangeLimits, runExchange } from './socket-exchange.js';
@@ -185,7 +185,6 @@ const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const plainTarget = /^[^\x00-\x20\x7f]+$/;
 /** A header value without line breaks or other control characters but tab. */
 const plainValue = /^[^\x00-\x08\x0a-\x1f\x7f]*$/;
-const framingHeaders = new Set(['transfer-encoding', 'upgrade', 'expect']);
 
 /**
  * True when the request frames itself so that the server reads exactly it from the connection and
@@ -197,11 +196,15 @@ export function keepsConnectionInStep(request: HttpRequest): boolean {
   let hosts = 0;
   for (const [name, value] of request.headers) {
     if (!token.test(name) || !plainValue.test(value)) return false;
-    const lower = name.toLowerCase();
-    if (framingHeaders.has(lower)) return false;
-    if (lower === 'host' && ++hosts > 1) return false;
-    if (lower === 'connection' && value.trim().toLowerCase() !== 'keep-alive') return false;
-    if (lower === 'content-length') {
+    if (
+      isHeaderName(name, 'transfer-encoding') ||
+      isHeaderName(name, 'upgrade') ||
+      isHeaderName(name, 'expect')
+    )
+      return false;
+    if (isHeaderName(name, 'host') && ++hosts > 1) return false;
+    if (isHeaderName(name, 'connection') && value.trim().toLowerCase() !== 'keep-alive') return false;
+    if (isHeaderName(name, 'content-length')) {
       lengths += 1;
       const length = value.trim();
       if (lengths > 1 || !/^\d+$/.test(length) || Number(length) !== bodyBytes(request.body).length)

@@ -162,7 +162,11 @@ export interface PoolOptions {
 }
 
 export class ConnectionPool {
-  private readonly origins = new Map<string, OriginPool>();
+  /**
+   * Origins by host name, then by scheme, port and TLS name: a lookup per request builds no key
+   * string (most hosts have one origin, so the list is one long).
+   */
+  private readonly origins = new Map<string, OriginPool[]>();
   private closed = false;
   /** Every idle connection, oldest first. */
   readonly idle = new Set<Connection>();
@@ -180,13 +184,19 @@ export class ConnectionPool {
       lease.refused(new Error('the client is closed'));
       return;
     }
-    const key = `${endpoint.scheme}://${endpoint.hostname}:${endpoint.port}/${endpoint.serverName ?? ''}`;
-    let origin = this.origins.get(key);
-    if (origin === undefined) {
-      origin = new OriginPool(this, key, endpoint);
-      this.origins.set(key, origin);
+    this.origin(endpoint).lease(lease, fresh);
+  }
+
+  private origin(endpoint: Endpoint): OriginPool {
+    let sameHost = this.origins.get(endpoint.hostname);
+    if (sameHost === undefined) {
+      sameHost = [];
+      this.origins.set(endpoint.hostname, sameHost);
     }
-    origin.lease(lease, fresh);
+    for (const known of sameHost) if (known.serves(endpoint)) return known;
+    const origin = new OriginPool(this, endpoint);
+    sameHost.push(origin);
+    return origin;
   }
 
   /** Closes every connection, idle or busy (their exchanges fail), and drops waiting leases. */
@@ -194,14 +204,18 @@ export class ConnectionPool {
     this.closed = true;
     clearInterval(this.sweeper);
     this.sweeper = undefined;
-    for (const origin of this.origins.values()) origin.close();
+    for (const sameHost of this.origins.values()) for (const origin of sameHost) origin.close();
     this.origins.clear();
     this.idle.clear();
   }
 
   /** @internal Called by an origin when it holds no connection and no lease. */
-  dropOrigin(key: string): void {
-    this.origins.delete(key);
+  dropOrigin(origin: OriginPool): void {
+    const sameHost = this.origins.get(origin.endpoint.hostname);
+    if (sameHost === undefined) return;
+    const rest = sameHost.filter((known) => known !== origin);
+    if (rest.length === 0) this.origins.delete(origin.endpoint.hostname);
+    else this.origins.set(origin.endpoint.hostname, rest);
   }
 
   /** @internal An idle connection was added; the oldest goes when there are too many. */
@@ -244,9 +258,15 @@ class OriginPool {
 
   constructor(
     private readonly pool: ConnectionPool,
-    private readonly key: string,
-    private readonly endpoint: Endpoint,
+    readonly endpoint: Endpoint,
   ) {}
+
+  serves(endpoint: Endpoint): boolean {
+    const own = this.endpoint;
+    return (
+      own.port === endpoint.port && own.scheme === endpoint.scheme && own.serverName === endpoint.serverName
+    );
+  }
 
   lease(lease: Lease, fresh: boolean): void {
     if (!fresh) {
@@ -284,7 +304,7 @@ class OriginPool {
     if (at !== -1) this.idle.splice(at, 1);
     const next = this.nextLease();
     if (next !== undefined) next.granted(this.open());
-    else if (this.connections.size === 0) this.pool.dropOrigin(this.key);
+    else if (this.connections.size === 0) this.pool.dropOrigin(this);
   }
 
   close(): void {

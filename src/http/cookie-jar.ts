@@ -5,7 +5,7 @@
  * localhost), public-suffix domains refused.
  */
 import { CookieJar as ToughJar } from 'tough-cookie';
-import type { HeaderField, HttpRequest } from './message.js';
+import { type HeaderField, type HttpRequest, isHeaderName } from './message.js';
 import { requestUrl } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
 
@@ -22,7 +22,7 @@ export class CookieJar {
   store(response: Pick<HttpResponse, 'url' | 'headers'>): void {
     let url: URL | undefined;
     for (const [name, value] of response.headers) {
-      if (name.length !== 10 || name.toLowerCase() !== 'set-cookie') continue;
+      if (!isHeaderName(name, 'set-cookie')) continue;
       url ??= parseUrl(response.url);
       if (url === undefined) return;
       this.jar ??= new ToughJar(undefined, {
@@ -64,14 +64,14 @@ function parseUrl(text: string): URL | undefined {
 /** Names of the cookies a request's Cookie headers set. */
 function cookieNames(request: HttpRequest): string[] {
   return request.headers
-    .filter(([name]) => name.toLowerCase() === 'cookie')
+    .filter(([name]) => isHeaderName(name, 'cookie'))
     .flatMap(([, value]) => value.split(';'))
     .map((pair) => (pair.includes('=') ? pair.slice(0, pair.indexOf('=')) : '').trim())
     .filter((name) => name !== '');
 }
 
 function withCookies(headers: readonly HeaderField[], added: string): HeaderField[] {
-  const at = headers.findIndex(([name]) => name.toLowerCase() === 'cookie');
+  const at = headers.findIndex(([name]) => isHeaderName(name, 'cookie'));
   if (at === -1) return [...headers, ['Cookie', added]];
   return headers.map((field, index) => {
     if (index !== at) return field;

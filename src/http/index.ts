@@ -38,6 +38,7 @@ export {
   type HttpRequest,
   headerValue,
   headerValues,
+  isHeaderName,
   removeHeader,
   type Scheme,
   setHeader,

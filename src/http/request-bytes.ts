@@ -68,5 +68,6 @@ export function serializeRequestHead(request: HttpRequest, bodyLength: number): 
 /** The bytes of a request on the wire; text is encoded as UTF-8. */
 export function serializeRequest(request: HttpRequest): Buffer {
   const body = bodyBytes(request.body);
-  return Buffer.concat([Buffer.from(serializeRequestHead(request, body.length), 'utf8'), body]);
+  const head = Buffer.from(serializeRequestHead(request, body.length), 'utf8');
+  return body.length === 0 ? head : Buffer.concat([head, body]);
 }

@@ -1,5 +1,5 @@
 import { decodeBody, parseContentEncoding } from './decode.js';
-import type { HeaderField, HeaderList } from './message.js';
+import { type HeaderField, type HeaderList, isHeaderName } from './message.js';
 
 /**
  * One HTTP response as the scanner saw it. Text fields are the received bytes decoded as UTF-8
@@ -144,7 +144,7 @@ export function assembleResponse(
   receivedTruncated: boolean,
   facts: ExchangeFacts,
 ): HttpResponse | Promise<HttpResponse> {
-  const encoding = head.headers.find(([name]) => name.toLowerCase() === 'content-encoding')?.[1];
+  const encoding = head.headers.find(([name]) => isHeaderName(name, 'content-encoding'))?.[1];
   const codings = parseContentEncoding(encoding);
   if (codings === undefined || codings.length === 0 || received.length === 0) {
     return build(head, received, receivedTruncated, facts);

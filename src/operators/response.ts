@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { bytesToText, ScopeView } from '../dsl/index.js';
-import type { HeaderList } from '../http/index.js';
+import { type HeaderList, isHeaderName } from '../http/index.js';
 import type { Value } from './gotext.js';
 
 /**
@@ -197,7 +197,7 @@ function joinedHeaders(headers: HeaderList): Map<string, string> {
 export function responseCookies(headers: HeaderList): [string, string][] {
   const cookies: [string, string][] = [];
   for (const [name, line] of headers) {
-    if (name.toLowerCase() !== 'set-cookie') continue;
+    if (!isHeaderName(name, 'set-cookie')) continue;
     const pair = line.split(';', 1)[0]?.trim() ?? '';
     const equals = pair.indexOf('=');
     if (equals < 0) continue;
@@ -225,7 +225,7 @@ function isToken(text: string): boolean {
 
 function contentLength(response: ReceivedResponse): number {
   if (response.contentLength !== undefined) return response.contentLength;
-  const declared = response.headers.find(([name]) => name.toLowerCase() === 'content-length')?.[1].trim();
+  const declared = response.headers.find(([name]) => isHeaderName(name, 'content-length'))?.[1].trim();
   if (declared !== undefined && /^\d+$/.test(declared)) return Number(declared);
   return response.body.byteLength;
 }
