@@ -47,4 +47,31 @@ describe('serializeEvent', () => {
       { numRuns: 300 },
     );
   });
+
+  it("writes any subset of nuclei's fields in nuclei's order, whether or not the event has them in order", () => {
+    const known = [
+      'template-id',
+      'info',
+      'type',
+      'host',
+      'port',
+      'matched-at',
+      'request',
+      'timestamp',
+      'error',
+    ];
+    const subset = fc
+      .shuffledSubarray(known)
+      .chain((keys) => fc.shuffledSubarray(keys, { minLength: keys.length, maxLength: keys.length }));
+    fc.assert(
+      fc.property(subset, fc.boolean(), (keys, sorted) => {
+        const order = sorted ? known.filter((key) => keys.includes(key)) : keys;
+        const event = Object.fromEntries(order.map((key) => [key, key === 'info' ? { name: 'n' } : key]));
+        const line = serializeEvent(event as unknown as ResultEvent);
+        expect(Object.keys(JSON.parse(line))).toEqual(known.filter((key) => keys.includes(key)));
+        expect(JSON.parse(line)).toEqual(event);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -69,10 +69,14 @@ export function serializeEvent(event: ResultEvent): string {
 
 interface KeyOrder {
   readonly keys: readonly string[];
-  readonly known: ReadonlySet<string>;
+  /** Each key's place in `keys`, and its `"key":` as JSON. */
+  readonly known: ReadonlyMap<string, { readonly rank: number; readonly json: string }>;
 }
 
-const keyOrder = (keys: readonly string[]): KeyOrder => ({ keys, known: new Set(keys) });
+const keyOrder = (keys: readonly string[]): KeyOrder => ({
+  keys,
+  known: new Map(keys.map((key, rank) => [key, { rank, json: `${JSON.stringify(key)}:` }])),
+});
 const EVENT_ORDER = keyOrder(EVENT_KEYS);
 const INFO_ORDER = keyOrder(INFO_KEYS);
 const CLASSIFICATION_ORDER = keyOrder(CLASSIFICATION_KEYS);
@@ -89,17 +93,34 @@ function ordered(
   order: KeyOrder,
   text: (key: string, value: unknown) => string | undefined,
 ): string {
+  const keys = Object.keys(record);
   let out = '{';
-  const add = (key: string): void => {
+  const add = (key: string, name: string): void => {
     const value = record[key];
     if (value === undefined) return;
     const json = text(key, value);
     if (json === undefined) return;
-    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${json}`;
+    out += out.length === 1 ? `${name}${json}` : `,${name}${json}`;
   };
-  for (const key of order.keys) add(key);
-  for (const key of Object.keys(record)) if (!order.known.has(key)) add(key);
+  if (inOrder(keys, order)) {
+    // Events are built in nuclei's order: their own keys are then written as they come.
+    for (const key of keys) add(key, (order.known.get(key) as { json: string }).json);
+    return `${out}}`;
+  }
+  for (const key of order.keys) add(key, (order.known.get(key) as { json: string }).json);
+  for (const key of keys) if (!order.known.has(key)) add(key, `${JSON.stringify(key)}:`);
   return `${out}}`;
+}
+
+/** True when every key is a known one and they come in the known order. */
+function inOrder(keys: readonly string[], order: KeyOrder): boolean {
+  let last = -1;
+  for (const key of keys) {
+    const rank = order.known.get(key)?.rank;
+    if (rank === undefined || rank < last) return false;
+    last = rank;
+  }
+  return true;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
