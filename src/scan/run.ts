@@ -6,7 +6,7 @@
  * once, before the targets.
  */
 import { setMaxListeners } from 'node:events';
-import { type RunnableTemplate, type RunOptions, runTemplate } from '../engine/index.js';
+import { type RequestOutcome, type RunnableTemplate, type RunOptions, runTemplate } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../output/index.js';
 import { TargetError } from '../template/index.js';
 import type { ScanStats } from './stats.js';
@@ -79,11 +79,12 @@ export async function runScan(
   // Every request in flight listens to the scan's signal: hundreds at once is normal here.
   if (signal !== undefined) setMaxListeners(0, signal);
   const worker = async (): Promise<void> => {
+    const runner = new JobRunner(settings);
     for (;;) {
       if (signal?.aborted === true) return;
       const next = jobs.next();
       if (next.done === true) return;
-      await runJob(next.value, settings);
+      await runner.run(next.value);
     }
   };
   const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan)));
@@ -101,6 +102,8 @@ interface Job {
 interface PendingTarget {
   readonly text: string;
   resolution: Promise<TargetResolution> | undefined;
+  /** The resolution once it settled: later jobs of the target then take it without waiting. */
+  settled: TargetResolution | undefined;
   reported: boolean;
 }
 
@@ -110,74 +113,112 @@ function* planJobs(plan: ScanPlan): Generator<Job> {
   for (const template of once) yield { template, target: undefined };
   if (perTarget.length === 0) return;
   for (const text of plan.targets) {
-    const target: PendingTarget = { text, resolution: undefined, reported: false };
+    const target: PendingTarget = { text, resolution: undefined, settled: undefined, reported: false };
     for (const template of perTarget) yield { template, target };
   }
 }
 
-async function runJob(job: Job, settings: ScanRunSettings): Promise<void> {
-  const { stats, listener, signal } = settings;
-  const redact = settings.redact ?? ((text: string) => text);
-  let url: string | undefined;
-  try {
-    const resolved = job.target === undefined ? undefined : await targetUrl(job.target, settings);
-    if (resolved === null) {
-      stats.runsDone++;
-      listener.onRunDone?.();
-      return;
-    }
-    url = resolved;
-    const run = await runTemplate(job.template, url, {
-      ...settings.run,
-      ...(signal === undefined ? {} : { signal }),
-      onEvent: (event) => {
-        if (event['matcher-status']) stats.finding(event.info.severity);
-        listener.onEvent?.(settings.redact === undefined ? event : redactEvent(event, redact));
-      },
-      onRequest: (outcome) => {
-        if (outcome.kind !== 'failed' || signal?.aborted === true) return;
-        stats.errors++;
-        const { failure } = outcome;
-        listener.onProblem?.({
-          kind: 'request',
-          templateId: job.template.id,
-          url: redact(failure.url),
-          failure: failure.kind,
-          message: redact(failure.message),
-        });
-      },
-    });
-    if (run.aborted) return;
-    if (run.flowError !== undefined) {
-      stats.errors++;
-      listener.onProblem?.({
-        kind: 'flow',
-        templateId: job.template.id,
-        target: redact(url ?? ''),
-        message: redact(run.flowError),
-      });
-    }
-  } catch (error) {
-    if (signal?.aborted === true) return;
-    stats.errors++;
-    const message = redact(error instanceof Error ? error.message : String(error));
-    if (error instanceof TargetError)
-      listener.onProblem?.({ kind: 'target', target: job.target?.text ?? '', message });
-    else listener.onProblem?.({ kind: 'internal', templateId: job.template.id, target: url ?? '', message });
-  }
-  stats.runsDone++;
-  listener.onRunDone?.();
-}
+/**
+ * Runs one worker's jobs, one after another. Its run options (with the callbacks that report the
+ * current job's events and failures) are made once for all of them rather than once per run.
+ */
+class JobRunner {
+  private readonly options: RunOptions;
+  private readonly redact: (text: string) => string;
+  /** The job whose template run is in progress: the callbacks report for it. */
+  private job: Job | undefined;
 
-/** The target's URL, or null when it cannot be scanned (reported once per target). */
-async function targetUrl(target: PendingTarget, settings: ScanRunSettings): Promise<string | null> {
-  target.resolution ??= settings.resolveTarget(target.text, settings.signal);
-  const resolution = await target.resolution;
-  if (resolution.ok) return resolution.url;
-  if (!target.reported && settings.signal?.aborted !== true) {
-    target.reported = true;
-    settings.stats.errors++;
-    settings.listener.onProblem?.({ kind: 'target', target: target.text, message: resolution.message });
+  constructor(private readonly settings: ScanRunSettings) {
+    this.redact = settings.redact ?? ((text: string) => text);
+    this.options = {
+      ...settings.run,
+      ...(settings.signal === undefined ? {} : { signal: settings.signal }),
+      onEvent: (event) => this.onEvent(event),
+      onRequest: (outcome) => this.onRequest(outcome),
+    };
   }
-  return null;
+
+  async run(job: Job): Promise<void> {
+    const { stats, listener, signal } = this.settings;
+    const redact = this.redact;
+    let url: string | undefined;
+    try {
+      const known = job.target === undefined ? undefined : this.targetUrl(job.target);
+      const resolved = known instanceof Promise ? await known : known;
+      if (resolved === null) {
+        stats.runsDone++;
+        listener.onRunDone?.();
+        return;
+      }
+      url = resolved;
+      this.job = job;
+      const run = await runTemplate(job.template, url, this.options);
+      if (run.aborted) return;
+      if (run.flowError !== undefined) {
+        stats.errors++;
+        listener.onProblem?.({
+          kind: 'flow',
+          templateId: job.template.id,
+          target: redact(url ?? ''),
+          message: redact(run.flowError),
+        });
+      }
+    } catch (error) {
+      if (signal?.aborted === true) return;
+      stats.errors++;
+      const message = redact(error instanceof Error ? error.message : String(error));
+      if (error instanceof TargetError)
+        listener.onProblem?.({ kind: 'target', target: job.target?.text ?? '', message });
+      else
+        listener.onProblem?.({ kind: 'internal', templateId: job.template.id, target: url ?? '', message });
+    } finally {
+      this.job = undefined;
+    }
+    stats.runsDone++;
+    listener.onRunDone?.();
+  }
+
+  private onEvent(event: ResultEvent): void {
+    const { settings } = this;
+    if (event['matcher-status']) settings.stats.finding(event.info.severity);
+    settings.listener.onEvent?.(settings.redact === undefined ? event : redactEvent(event, this.redact));
+  }
+
+  private onRequest(outcome: RequestOutcome): void {
+    const { settings, job, redact } = this;
+    if (outcome.kind !== 'failed' || settings.signal?.aborted === true) return;
+    settings.stats.errors++;
+    const { failure } = outcome;
+    settings.listener.onProblem?.({
+      kind: 'request',
+      templateId: job?.template.id ?? '',
+      url: redact(failure.url),
+      failure: failure.kind,
+      message: redact(failure.message),
+    });
+  }
+
+  /** The target's URL (at once when its resolution is known), or null when it cannot be scanned. */
+  private targetUrl(target: PendingTarget): string | null | Promise<string | null> {
+    if (target.settled !== undefined) return this.resolved(target, target.settled);
+    target.resolution ??= this.settings
+      .resolveTarget(target.text, this.settings.signal)
+      .then((resolution) => {
+        target.settled = resolution;
+        return resolution;
+      });
+    return target.resolution.then((resolution) => this.resolved(target, resolution));
+  }
+
+  /** The URL of a resolved target; null, reported once per target, when it cannot be scanned. */
+  private resolved(target: PendingTarget, resolution: TargetResolution): string | null {
+    if (resolution.ok) return resolution.url;
+    const { settings } = this;
+    if (!target.reported && settings.signal?.aborted !== true) {
+      target.reported = true;
+      settings.stats.errors++;
+      settings.listener.onProblem?.({ kind: 'target', target: target.text, message: resolution.message });
+    }
+    return null;
+  }
 }

@@ -39,12 +39,13 @@ export function scanSender(client: RequestSender, options: SenderOptions): Reque
         );
       }
       // Without a rate limit nothing is waited for: no extra turn of the promise queue per request.
-      try {
-        go(() => requestUrl(request), sendOptions?.signal);
-        return client.send(request, sendOptions);
-      } catch (error) {
-        return Promise.reject(error);
+      if (sendOptions?.signal?.aborted === true) {
+        return Promise.reject(
+          new TransportError('aborted', requestUrl(request), 'aborted: the scan was stopped'),
+        );
       }
+      onSend?.();
+      return client.send(request, sendOptions);
     },
     async sendRaw(request: RawHttpRequest, sendOptions?: SendOptions) {
       await turn(() => `${request.scheme}://${request.hostname}:${request.port}`, sendOptions?.signal);
