@@ -21,7 +21,7 @@ import {
 } from './build.js';
 import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
-import { type ExchangeHop, type ExchangeSettings, exchange } from './exchange.js';
+import { commonSendOptions, type ExchangeHop, type ExchangeSettings, exchange } from './exchange.js';
 import { indexedValues, ResponseHistory } from './history.js';
 import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
 import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
@@ -123,16 +123,20 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
 function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
   const { options } = state;
   const maxBodyBytes = block.maxSize ?? options.maxBodyBytes;
-  return {
+  // Optional parts set one by one: made for every block of every run.
+  const settings: { -readonly [K in keyof ExchangeSettings]: ExchangeSettings[K] } = {
     client: options.client,
-    ...(block.skipSecretFile || options.authorizer === undefined ? {} : { authorizer: options.authorizer }),
-    ...(block.cookieJar ? { jar: state.jar } : {}),
     redirects: block.redirects,
     retries: options.retries ?? 0,
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    common: {},
   };
+  if (!block.skipSecretFile && options.authorizer !== undefined) settings.authorizer = options.authorizer;
+  if (block.cookieJar) settings.jar = state.jar;
+  if (options.timeoutMs !== undefined) settings.timeoutMs = options.timeoutMs;
+  if (maxBodyBytes !== undefined) settings.maxBodyBytes = maxBodyBytes;
+  if (options.signal !== undefined) settings.signal = options.signal;
+  settings.common = commonSendOptions(settings);
+  return settings;
 }
 
 function done(run: BlockRun): boolean {

@@ -48,6 +48,8 @@ export interface ExchangeSettings {
   readonly timeoutMs?: number;
   readonly maxBodyBytes?: number;
   readonly signal?: AbortSignal;
+  /** The send options of requests without their own timeout or TLS name (see {@link commonSendOptions}). */
+  readonly common: SendOptions;
 }
 
 /** The authorizer said no: the request must not be sent. */
@@ -60,21 +62,29 @@ class Refused extends Error {
   }
 }
 
-export async function exchange(built: BuiltRequest, settings: ExchangeSettings): Promise<ExchangeResult> {
+export function exchange(built: BuiltRequest, settings: ExchangeSettings): Promise<ExchangeResult> {
   const hops: ExchangeHop[] = [];
+  let sending: Promise<unknown>;
   try {
-    if (built.kind === 'unsafe') await exchangeUnsafe(built, settings, hops);
-    else await exchangeHttp(built, settings, hops);
-    return { kind: 'ok', hops };
+    sending =
+      built.kind === 'unsafe' ? exchangeUnsafe(built, settings, hops) : exchangeHttp(built, settings, hops);
   } catch (error) {
-    if (error instanceof Refused) {
-      return { kind: 'failed', failure: 'refused', url: error.url, message: error.message, hops };
-    }
-    if (error instanceof TransportError) {
-      return { kind: 'failed', failure: 'transport', url: error.url, message: error.message, hops };
-    }
-    throw error;
+    sending = Promise.reject(error);
   }
+  return sending.then(
+    (): ExchangeResult => ({ kind: 'ok', hops }),
+    (error: unknown) => failedExchange(error, hops),
+  );
+}
+
+function failedExchange(error: unknown, hops: ExchangeHop[]): ExchangeResult {
+  if (error instanceof Refused) {
+    return { kind: 'failed', failure: 'refused', url: error.url, message: error.message, hops };
+  }
+  if (error instanceof TransportError) {
+    return { kind: 'failed', failure: 'transport', url: error.url, message: error.message, hops };
+  }
+  throw error;
 }
 
 interface Authorized {
@@ -85,23 +95,32 @@ interface Authorized {
   readonly grant?: unknown;
 }
 
-async function exchangeHttp(
+/** Sends a request and, as the block says, the redirects it leads to; rejects with Refused or a TransportError. */
+function exchangeHttp(
   built: Extract<BuiltRequest, { kind: 'http' }>,
   settings: ExchangeSettings,
   hops: ExchangeHop[],
-): Promise<void> {
+): Promise<unknown> {
   const options = sendOptions(settings, built.timeoutMs, built.tlsServerName);
   if (settings.redirects.follow === 'none') {
     // One hop: what following redirects does for the first request, without its machinery.
-    const first = settings.jar?.apply(built.request) ?? built.request;
-    const response = await sendHop(first, settings, options, hops);
-    settings.jar?.store(response);
-    return;
+    const { jar } = settings;
+    if (jar === undefined) return sendHop(built.request, settings, options, hops);
+    return sendHop(jar.apply(built.request), settings, options, hops).then((response) => jar.store(response));
   }
+  return followRedirects(built.request, settings, options, hops);
+}
+
+async function followRedirects(
+  request: HttpRequest,
+  settings: ExchangeSettings,
+  options: SendOptions,
+  hops: ExchangeHop[],
+): Promise<void> {
   const { authorizer } = settings;
   if (authorizer === undefined) {
     await sendFollowingRedirects(
-      built.request,
+      request,
       followOptions(settings, (outgoing) => sendHop(outgoing, settings, options, hops)),
     );
     return;
@@ -117,7 +136,7 @@ async function exchangeHttp(
     const decided = byRequest.get(outgoing) ?? { clean: outgoing, request: outgoing };
     return sendAuthorized(decided, authorizer, settings, options, hops);
   };
-  await sendFollowingRedirects(built.request, { ...followOptions(settings, send), beforeHop });
+  await sendFollowingRedirects(request, { ...followOptions(settings, send), beforeHop });
 }
 
 /** Sends one hop: through the authorizer when there is one. */
@@ -129,7 +148,7 @@ function sendHop(
 ): Promise<HttpResponse> {
   const { authorizer } = settings;
   if (authorizer === undefined) {
-    return withRetries(() => settings.client.send(clean, options), settings).then((response) => {
+    return sendWithRetries(clean, settings, options).then((response) => {
       hops.push({ sent: clean, response, url: requestUrl(clean) });
       return response;
     });
@@ -154,7 +173,31 @@ function authorizedBy(clean: HttpRequest, decision: Authorization<HttpRequest>):
 }
 
 /** Sends an authorized request; when the response shows the session was lost, once more afresh. */
-async function sendAuthorized(
+function sendAuthorized(
+  decided: Authorized,
+  authorizer: RequestAuthorizer,
+  settings: ExchangeSettings,
+  options: SendOptions,
+  hops: ExchangeHop[],
+): Promise<HttpResponse> {
+  const sent = decided.request;
+  return sendWithRetries(sent, settings, options).then((response) => {
+    const asked =
+      authorizer.afterResponse === undefined
+        ? 'keep'
+        : authorizer.afterResponse({ destination: sent, response, grant: decided.grant });
+    // Nearly every response: the session holds, and the answer is known at once.
+    if (asked === 'keep') {
+      hops.push({ sent, response, url: requestUrl(decided.clean) });
+      return response;
+    }
+    return resendIfLoggedOut(asked, response, decided, authorizer, settings, options, hops);
+  });
+}
+
+async function resendIfLoggedOut(
+  asked: 'retry' | Promise<'retry' | 'keep'>,
+  response: HttpResponse,
   decided: Authorized,
   authorizer: RequestAuthorizer,
   settings: ExchangeSettings,
@@ -162,17 +205,13 @@ async function sendAuthorized(
   hops: ExchangeHop[],
 ): Promise<HttpResponse> {
   let sent = decided.request;
-  let response = await withRetries(() => settings.client.send(sent, options), settings);
-  if (authorizer.afterResponse !== undefined) {
-    const asked = authorizer.afterResponse({ destination: sent, response, grant: decided.grant });
-    const verdict = asked instanceof Promise ? await asked : asked;
-    if (verdict === 'retry') {
-      sent = (await authorize(authorizer, decided.clean)).request;
-      response = await withRetries(() => settings.client.send(sent, options), settings);
-    }
+  let answer = response;
+  if ((await asked) === 'retry') {
+    sent = (await authorize(authorizer, decided.clean)).request;
+    answer = await sendWithRetries(sent, settings, options);
   }
-  hops.push({ sent, response, url: requestUrl(decided.clean) });
-  return response;
+  hops.push({ sent, response: answer, url: requestUrl(decided.clean) });
+  return answer;
 }
 
 function followOptions(
@@ -215,43 +254,47 @@ async function exchangeUnsafe(
   hops.push({ sent: text, response, url: built.url });
 }
 
-/** The send options of requests without their own timeout or TLS name, per exchange settings. */
-const commonSendOptions = new WeakMap<ExchangeSettings, SendOptions>();
-
 function sendOptions(
   settings: ExchangeSettings,
   timeoutMs: number | undefined,
   tlsServerName: string | undefined,
 ): SendOptions {
-  if (timeoutMs !== undefined || tlsServerName !== undefined) {
-    return newSendOptions(settings, timeoutMs, tlsServerName);
-  }
-  let common = commonSendOptions.get(settings);
-  if (common === undefined) {
-    common = newSendOptions(settings, undefined, undefined);
-    commonSendOptions.set(settings, common);
-  }
-  return common;
+  if (timeoutMs === undefined && tlsServerName === undefined) return settings.common;
+  return newSendOptions(settings, timeoutMs, tlsServerName);
+}
+
+/** The send options every request of these settings shares, made once with them. */
+export function commonSendOptions(settings: Omit<ExchangeSettings, 'common'>): SendOptions {
+  return newSendOptions(settings, undefined, undefined);
 }
 
 function newSendOptions(
-  settings: ExchangeSettings,
+  settings: Omit<ExchangeSettings, 'common'>,
   timeoutMs: number | undefined,
   tlsServerName: string | undefined,
 ): SendOptions {
   const timeout = timeoutMs ?? settings.timeoutMs;
-  return {
-    ...(timeout === undefined ? {} : { timeoutMs: timeout }),
-    ...(settings.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.maxBodyBytes }),
-    ...(settings.signal === undefined ? {} : { signal: settings.signal }),
-    ...(tlsServerName === undefined ? {} : { tlsServerName }),
-  };
+  const options: { -readonly [K in keyof SendOptions]: SendOptions[K] } = {};
+  if (timeout !== undefined) options.timeoutMs = timeout;
+  if (settings.maxBodyBytes !== undefined) options.maxBodyBytes = settings.maxBodyBytes;
+  if (settings.signal !== undefined) options.signal = settings.signal;
+  if (tlsServerName !== undefined) options.tlsServerName = tlsServerName;
+  return options;
 }
 
 const retried = new Set(['connect', 'connection-lost', 'timeout']);
 
+function sendWithRetries(
+  request: HttpRequest,
+  settings: ExchangeSettings,
+  options: SendOptions,
+): Promise<HttpResponse> {
+  // Without retries, the send itself: no promise or closure of our own around it.
+  if (settings.retries <= 0) return settings.client.send(request, options);
+  return retrying(() => settings.client.send(request, options), settings);
+}
+
 function withRetries(send: () => Promise<HttpResponse>, settings: ExchangeSettings): Promise<HttpResponse> {
-  // Without retries, the send itself: no promise of our own around it.
   return settings.retries <= 0 ? send() : retrying(send, settings);
 }
 
