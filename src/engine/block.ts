@@ -79,6 +79,8 @@ interface BlockRun {
   readonly sentOnce: Set<number>;
   /** How the block's requests are sent (the same for each). */
   readonly exchange: ExchangeSettings;
+  /** How requests are built when the block sets no headers: made with the first of them. */
+  plainBuild?: BuildSettings;
 }
 
 /** Per-request state that carries over between requests of a sequential block. */
@@ -252,15 +254,15 @@ function prepare(
     for (const [name, value] of Object.entries(meta)) scope.set(name, value);
     rendered = text.render(scope);
   }
-  const headers = compiled.headers.map((h) => ({ name: h.name, rendered: h.value.render(scope) }));
+  const headers =
+    compiled.headers.length === 0
+      ? NO_RENDERED_HEADERS
+      : compiled.headers.map((h) => ({ name: h.name, rendered: h.value.render(scope) }));
   const body = compiled.body?.render(scope);
-  for (const detail of [
-    ...rendered.details,
-    ...headers.flatMap((h) => h.rendered.details),
-    ...(body?.details ?? []),
-  ]) {
-    unresolved.push(detail.placeholder);
-  }
+  for (const detail of rendered.details) unresolved.push(detail.placeholder);
+  for (const header of headers)
+    for (const detail of header.rendered.details) unresolved.push(detail.placeholder);
+  if (body !== undefined) for (const detail of body.details) unresolved.push(detail.placeholder);
   if (unresolved.length > 0 && !block.skipVariablesCheck) {
     const placeholders = [...new Set(unresolved)];
     return {
@@ -272,15 +274,33 @@ function prepare(
       },
     };
   }
-  const settings: BuildSettings = {
-    blockHeaders: headers.map((h) => [h.name, h.rendered.text] as const),
-    extraHeaders: state.options.headers ?? [],
-    userAgent: state.options.userAgent ?? DEFAULT_USER_AGENT,
-    disablePathAutomerge: block.disablePathAutomerge,
-  };
+  if (headers.length === 0) run.plainBuild ??= buildSettings(run, []);
+  const settings =
+    run.plainBuild !== undefined && headers.length === 0
+      ? run.plainBuild
+      : buildSettings(
+          run,
+          headers.map((h) => [h.name, h.rendered.text] as const),
+        );
   const built = buildOne(run, rendered.text, body?.text, sendTarget, settings);
   if (built instanceof BuildError) return { invalid: built.message };
   return { built, scope, meta };
+}
+
+/** Rendered headers of a block without `headers:`: shared, never changed. */
+const NO_RENDERED_HEADERS: readonly {
+  name: string;
+  rendered: { text: string; details: readonly { placeholder: string }[] };
+}[] = [];
+
+function buildSettings(run: BlockRun, blockHeaders: BuildSettings['blockHeaders']): BuildSettings {
+  const { options } = run.state;
+  return {
+    blockHeaders,
+    extraHeaders: options.headers ?? [],
+    userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+    disablePathAutomerge: run.block.disablePathAutomerge,
+  };
 }
 
 function buildOne(
@@ -358,6 +378,8 @@ function targetValues(
 }
 
 const EMPTY: ReadonlyMap<string, Value> = new Map();
+const FINDINGS_ONLY = { findingsOnly: true } as const;
+const EVERY_RESULT = { findingsOnly: false } as const;
 
 function firstValues(
   dynamic: ReadonlyMap<string, readonly string[]> | undefined,
@@ -397,7 +419,9 @@ function evaluateChain(
       response: {
         status: response.statusCode,
         statusText: response.reason,
-        httpVersion: response.httpVersion.replace(/^HTTP\//, ''),
+        httpVersion: response.httpVersion.startsWith('HTTP/')
+          ? response.httpVersion.slice(5)
+          : response.httpVersion,
         headers: response.headers,
         body: response.body,
         head: response.rawHeadBytes,
@@ -422,7 +446,7 @@ function evaluateChain(
     // Extracted values of a response whose matchers failed are only wanted by a result listener.
     const result = run.compiled.operators.execute(
       { variables: data },
-      { findingsOnly: state.options.onResult === undefined },
+      state.options.onResult === undefined ? FINDINGS_ONLY : EVERY_RESULT,
     );
     state.options.onResult?.({
       block: run.block.index,

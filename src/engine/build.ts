@@ -147,22 +147,60 @@ export function buildPathRequest(
   const query = mergeQuery(parts.targetQuery, parsed.query);
   const path = parsed.path === '' ? '/' : parsed.path.startsWith('/') ? parsed.path : `/${parsed.path}`;
   const target = query === undefined ? path : `${path}?${query}`;
-  let headers: HeaderField[] = [];
-  for (const [name, value] of settings.blockHeaders) headers = setHeader(headers, name, value);
-  for (const [name, value] of settings.extraHeaders) headers = setHeader(headers, name, value);
-  if (headerValue(headers, 'user-agent') === undefined) headers.push(['User-Agent', settings.userAgent]);
-  if (headerValue(headers, 'accept') === undefined) headers.push(['Accept', '*/*']);
-  if (headerValue(headers, 'accept-language') === undefined) headers.push(['Accept-Language', 'en']);
   const place = {
     scheme: parsed.scheme as Scheme,
     hostname: parsed.hostname,
     port: Number(effectivePort(parsed)),
   };
-  // Host written first, as Go writes it (and the transport keeps connections busier with it given).
-  if (headerValue(headers, 'host') === undefined) headers.unshift(['Host', authority(place)]);
-  const request: HttpRequest = { method: parts.method, ...place, target, headers, body: parts.body ?? '' };
+  const headers = pathRequestHeaders(settings, place);
+  const request: HttpRequest = {
+    method: parts.method,
+    scheme: place.scheme,
+    hostname: place.hostname,
+    port: place.port,
+    target,
+    headers,
+    body: parts.body ?? '',
+  };
   const origin = `${parsed.scheme}://${parsed.host}`;
   return { kind: 'http', request, url: `${origin}${target}`, once: false };
+}
+
+const ACCEPT: HeaderField = ['Accept', '*/*'];
+const ACCEPT_LANGUAGE: HeaderField = ['Accept-Language', 'en'];
+/** The User-Agent header of each user agent, made once (header fields are never changed in place). */
+const userAgentHeaders = new Map<string, HeaderField>();
+
+/**
+ * The headers of a `path:` request: the block's and `-H`'s, then the defaults nuclei adds where they
+ * are not set (`User-Agent`, `Accept`, `Accept-Language`), and `Host` first, as Go writes it.
+ */
+function pathRequestHeaders(
+  settings: BuildSettings,
+  place: Pick<HttpRequest, 'scheme' | 'hostname' | 'port'>,
+): HeaderField[] {
+  const host: HeaderField = ['Host', authority(place)];
+  if (settings.blockHeaders.length === 0 && settings.extraHeaders.length === 0) {
+    // Most requests: the defaults alone, without looking for headers that cannot be there.
+    return [host, userAgentHeader(settings.userAgent), ACCEPT, ACCEPT_LANGUAGE];
+  }
+  let headers: HeaderField[] = [];
+  for (const [name, value] of settings.blockHeaders) headers = setHeader(headers, name, value);
+  for (const [name, value] of settings.extraHeaders) headers = setHeader(headers, name, value);
+  if (headerValue(headers, 'user-agent') === undefined) headers.push(userAgentHeader(settings.userAgent));
+  if (headerValue(headers, 'accept') === undefined) headers.push(ACCEPT);
+  if (headerValue(headers, 'accept-language') === undefined) headers.push(ACCEPT_LANGUAGE);
+  if (headerValue(headers, 'host') === undefined) headers.unshift(host);
+  return headers;
+}
+
+function userAgentHeader(userAgent: string): HeaderField {
+  let header = userAgentHeaders.get(userAgent);
+  if (header === undefined) {
+    header = ['User-Agent', userAgent];
+    if (userAgentHeaders.size < 64) userAgentHeaders.set(userAgent, header);
+  }
+  return header;
 }
 
 /** Target parameters first; a parameter the request repeats exactly (from `{{BaseURL}}`) is kept once. */
