@@ -274,10 +274,9 @@ function prepare(
       },
     };
   }
-  if (headers.length === 0) run.plainBuild ??= buildSettings(run, []);
   const settings =
-    run.plainBuild !== undefined && headers.length === 0
-      ? run.plainBuild
+    headers.length === 0
+      ? plainBuildSettings(run)
       : buildSettings(
           run,
           headers.map((h) => [h.name, h.rendered.text] as const),
@@ -292,6 +291,11 @@ const NO_RENDERED_HEADERS: readonly {
   name: string;
   rendered: { text: string; details: readonly { placeholder: string }[] };
 }[] = [];
+
+function plainBuildSettings(run: BlockRun): BuildSettings {
+  run.plainBuild ??= buildSettings(run, []);
+  return run.plainBuild;
+}
 
 function buildSettings(run: BlockRun, blockHeaders: BuildSettings['blockHeaders']): BuildSettings {
   const { options } = run.state;
