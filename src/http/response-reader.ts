@@ -70,6 +70,9 @@ export class ResponseReader {
   }
 
   body(): Buffer {
+    // A body that arrived in one read is that read's bytes: sockets hand out a new buffer per read.
+    const [only] = this.chunks;
+    if (this.chunks.length === 1 && only !== undefined) return only;
     return Buffer.concat(this.chunks, this.size);
   }
 
