@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   mergePaths,
@@ -93,6 +94,22 @@ describe('parseTargetUrl', () => {
 
   it('refuses a port that is not a number', () => {
     expect(parseTargetUrl('http://a.test:http')).toBeInstanceOf(TargetError);
+  });
+
+  it('takes a scheme exactly when the URL starts with RFC 3986 scheme characters and ://', () => {
+    const schemeChars = fc.constantFrom(...'aZ09+-.:/_ é'.split(''));
+    const text = fc.array(schemeChars, { maxLength: 8 }).map((chars) => `${chars.join('')}://a.test/x`);
+    fc.assert(
+      fc.property(text, (url) => {
+        const written = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(url.trim())?.[1];
+        const parsed = parseTargetUrl(url);
+        if (parsed instanceof TargetError) return;
+        expect(parsed.scheme).toBe(written?.toLowerCase() ?? '');
+      }),
+      { numRuns: 500 },
+    );
+    expect(parseTargetUrl('HTTPS://a.test')).toMatchObject({ scheme: 'https', host: 'a.test' });
+    expect(parseTargetUrl('1http://a.test')).toMatchObject({ scheme: '' });
   });
 });
 
