@@ -20,7 +20,8 @@ const absoluteForm = /^https?:\/\/[^/?#]*/i;
  * URL names where the bytes went, which is what cookies, secrets and findings are about.
  */
 export function requestUrl(request: Pick<HttpRequest, 'scheme' | 'hostname' | 'port' | 'target'>): string {
-  const target = request.target.replace(absoluteForm, '');
+  // An origin-form target (nearly every request) has no scheme and authority to drop.
+  const target = request.target.startsWith('/') ? request.target : request.target.replace(absoluteForm, '');
   const base = `${request.scheme}://${authority(request)}`;
   return target.startsWith('/') ? `${base}${target}` : `${base}/${target}`;
 }

@@ -307,8 +307,24 @@ export class SecretResolver {
   }
 }
 
+/** The last destination's key: a scan sends runs of requests to one host, each asking for its secret. */
+let lastKey: MatchKey | undefined;
+let lastDestination: Destination | undefined;
+
 function keyOf(destination: Destination): MatchKey {
-  return matchKey(destination.scheme, destination.hostname, destination.port);
+  const last = lastDestination;
+  if (
+    lastKey !== undefined &&
+    last !== undefined &&
+    last.port === destination.port &&
+    last.hostname === destination.hostname &&
+    last.scheme === destination.scheme
+  ) {
+    return lastKey;
+  }
+  lastKey = matchKey(destination.scheme, destination.hostname, destination.port);
+  lastDestination = { scheme: destination.scheme, hostname: destination.hostname, port: destination.port };
+  return lastKey;
 }
 
 /** `scheme://host[:port]` of a request: where a login without `input` runs. */
