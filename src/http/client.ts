@@ -20,7 +20,7 @@ import { ConnectionPool, type Endpoint } from './connection-pool.js';
 import { Deadlines } from './deadlines.js';
 import { TransportError } from './errors.js';
 import { type HttpRequest, isHeaderName, type Scheme } from './message.js';
-import { bodyBytes, requestUrl, serializeRequest } from './request-bytes.js';
+import { bodyBytes, requestUrl, requestWireForm } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
 import { type ConnectionSource, type ExchangeLimits, runExchange } from './socket-exchange.js';
 import { serverName } from './tls.js';
@@ -96,7 +96,7 @@ export class HttpClient {
     return runExchange({
       endpoint: this.endpoint(request, limits),
       method: request.method,
-      bytes: serializeRequest(request),
+      bytes: requestWireForm(request),
       url,
       limits,
       source: keepsConnectionInStep(request) ? this.pooled : this.oneShot,

@@ -46,7 +46,7 @@ export class Connection {
   idleSince = 0;
   private failure: Error | undefined;
   private closed = false;
-  private outgoing: Buffer | undefined;
+  private outgoing: Buffer | string | undefined;
 
   constructor(
     readonly socket: Socket,
@@ -82,7 +82,7 @@ export class Connection {
   }
 
   /** Writes a request's bytes once the current turn of the event loop has read what arrived. */
-  send(bytes: Buffer): void {
+  send(bytes: Buffer | string): void {
     this.outgoing = bytes;
     if (outbox.length === 0) setImmediate(flushOutbox);
     outbox.push(this);

@@ -68,7 +68,16 @@ export function serializeRequestHead(request: HttpRequest, bodyLength: number): 
 
 /** The bytes of a request on the wire; text is encoded as UTF-8. */
 export function serializeRequest(request: HttpRequest): Buffer {
+  const wire = requestWireForm(request);
+  return typeof wire === 'string' ? Buffer.from(wire, 'utf8') : wire;
+}
+
+/**
+ * What goes on the wire: a request without a body as its head's text (a socket writes text as
+ * UTF-8 without a buffer of ours in between), else the head's and the body's bytes.
+ */
+export function requestWireForm(request: HttpRequest): string | Buffer {
   const body = bodyBytes(request.body);
-  const head = Buffer.from(serializeRequestHead(request, body.length), 'utf8');
-  return body.length === 0 ? head : Buffer.concat([head, body]);
+  const head = serializeRequestHead(request, body.length);
+  return body.length === 0 ? head : Buffer.concat([Buffer.from(head, 'utf8'), body]);
 }

@@ -22,8 +22,11 @@ type Framing =
   | { readonly kind: 'length'; remaining: number }
   | { readonly kind: 'chunked'; readonly decoder: ChunkedDecoder };
 
+/** Shared by every reader with nothing pending: a zero-length buffer has no byte to change. */
+const NO_BYTES = Buffer.alloc(0);
+
 export class ResponseReader {
-  private pending: Buffer = Buffer.alloc(0);
+  private pending: Buffer = NO_BYTES;
   private found: ResponseHead | undefined;
   private framing: Framing = { kind: 'none' };
   private readonly chunks: Buffer[] = [];
@@ -115,7 +118,7 @@ export class ResponseReader {
     this.found = found.head;
     this.framing = framingOf(found.head, this.method);
     const rest = this.pending.subarray(found.bodyStart);
-    this.pending = Buffer.alloc(0);
+    this.pending = NO_BYTES;
     if (this.framing.kind === 'none') {
       this.complete = true;
       if (rest.length > 0) this.surplus = true;
@@ -206,7 +209,7 @@ function framingOf(head: ResponseHead, method: string): Framing {
 
 /** Incremental decoder of `Transfer-Encoding: chunked` (sizes in hex, extensions and trailers skipped). */
 export class ChunkedDecoder {
-  private pending: Buffer = Buffer.alloc(0);
+  private pending: Buffer = NO_BYTES;
   private state: 'size' | 'data' | 'data-end' | 'trailer' | 'done' = 'size';
   private remaining = 0;
 

@@ -40,7 +40,8 @@ export type ConnectionSource = { readonly pool: ConnectionPool } | { readonly on
 export interface ExchangeSpec {
   readonly endpoint: Endpoint;
   readonly method: string;
-  readonly bytes: Buffer;
+  /** The request as it goes out: bytes, or text written as UTF-8. */
+  readonly bytes: Buffer | string;
   readonly url: string;
   readonly limits: ExchangeLimits;
   readonly source: ConnectionSource;
