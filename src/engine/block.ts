@@ -21,7 +21,13 @@ import {
 } from './build.js';
 import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
-import { commonSendOptions, type ExchangeHop, type ExchangeSettings, exchange } from './exchange.js';
+import {
+  commonSendOptions,
+  type ExchangeHop,
+  type ExchangeResult,
+  type ExchangeSettings,
+  exchange,
+} from './exchange.js';
 import { indexedValues, ResponseHistory } from './history.js';
 import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
 import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
@@ -115,7 +121,8 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     outer: for (const payloads of payloadTexts(block)) {
       for (let index = 0; index < count; index++) {
         if (done(run)) break outer;
-        await runRequest(run, index, payloads, carry);
+        const sending = runRequest(run, index, payloads, carry);
+        if (sending !== undefined) await sending;
       }
     }
   }
@@ -157,37 +164,52 @@ async function runParallel(run: BlockRun, count: number, threads: number): Promi
       if (done(run)) return;
       const next = tasks.next();
       if (next.done === true) return;
-      await runRequest(run, next.value.index, next.value.payloads, undefined);
+      const sending = runRequest(run, next.value.index, next.value.payloads, undefined);
+      if (sending !== undefined) await sending;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, threads) }, worker));
 }
 
-/** Renders, builds, sends and evaluates one request. `carry` is undefined in parallel mode. */
-async function runRequest(
+/**
+ * Renders, builds, sends and evaluates one request. `carry` is undefined in parallel mode. Undefined
+ * when nothing was sent (skipped, invalid, or an `@once` request already sent); a request's own
+ * promise chain otherwise, without an async layer of its own.
+ */
+function runRequest(
   run: BlockRun,
   index: number,
   payloads: ReadonlyMap<string, TemplateString>,
   carry: Carry | undefined,
-): Promise<void> {
+): Promise<void> | undefined {
   const { state, block } = run;
   const prepared = prepare(run, index, payloads, carry);
   if ('skip' in prepared) {
     state.skipped.push(prepared.skip);
     state.options.onRequest?.({ kind: 'skipped', skip: prepared.skip });
     run.ended = true;
-    return;
+    return undefined;
   }
   if ('invalid' in prepared) {
     fail(run, { block: block.index, url: state.base.input, kind: 'invalid', message: prepared.invalid });
-    return;
+    return undefined;
   }
-  const { built, scope, meta } = prepared;
+  const { built } = prepared;
   if (built.once) {
-    if (run.sentOnce.has(index)) return;
+    if (run.sentOnce.has(index)) return undefined;
     run.sentOnce.add(index);
   }
-  const result = await exchange(built, run.exchange);
+  return exchange(built, run.exchange).then((result) => answered(run, index, prepared, carry, result));
+}
+
+function answered(
+  run: BlockRun,
+  index: number,
+  { built, scope, meta }: Extract<Prepared, { built: BuiltRequest }>,
+  carry: Carry | undefined,
+  result: ExchangeResult,
+): void {
+  const { state, block } = run;
   if (result.kind === 'failed') {
     if (state.options.signal?.aborted === true) {
       state.aborted = true;
