@@ -3,7 +3,7 @@ import { applyCredential, applyCredentialToRaw } from './apply.js';
 import { buildCredential, fillPlaceholders, mapSecret } from './credential.js';
 import { type MatchKey, matchKey } from './host.js';
 import { SecretIndex } from './lookup.js';
-import type { Credential, DynamicSecret, Login, ScopedSecret, SecretSet } from './model.js';
+import type { Credential, DynamicSecret, Login, ScopedSecret, SecretSet, StaticSecret } from './model.js';
 import { originLabel } from './model.js';
 import { Redactor } from './redact.js';
 
@@ -87,6 +87,9 @@ export class SecretResolver {
   private readonly sessions = new Map<Login, Session>();
   readonly redactor: Redactor;
   private loginView: SecretResolver | undefined;
+  private last:
+    | (Destination & { readonly key: MatchKey; readonly entry: ScopedSecret | undefined })
+    | undefined;
 
   constructor(
     private readonly set: SecretSet,
@@ -98,7 +101,7 @@ export class SecretResolver {
 
   /** The entry that applies to a destination, without logging in. */
   choose(destination: Destination): ScopedSecret | undefined {
-    return this.index.lookup(keyOf(destination));
+    return this.lookup(destination).entry;
   }
 
   chooseKey(key: MatchKey): ScopedSecret | undefined {
@@ -114,11 +117,9 @@ export class SecretResolver {
    * dynamic entry whose session is there): the scan asks this for every request it sends.
    */
   resolveNow(destination: Destination): Resolution | Promise<Resolution> {
-    const key = keyOf(destination);
-    const entry = this.index.lookup(key);
+    const { key, entry } = this.lookup(destination);
     if (entry === undefined) return NO_SECRET;
-    if (entry.kind === 'static')
-      return { kind: 'secret', entry, credential: entry.credential, generation: 0 };
+    if (entry.kind === 'static') return staticResolution(entry);
     const session = this.session(entry.login);
     if (this.expired(entry.login, session))
       this.start(entry.login, session, session.target ?? originOf(destination, key), true);
@@ -220,6 +221,29 @@ export class SecretResolver {
     return this.loginView;
   }
 
+  /**
+   * The key and entry of a destination. The last answer is kept: a scan sends runs of requests to
+   * one host, each asking for its secret, and the answer depends on scheme, host and port alone.
+   */
+  private lookup(destination: Destination): {
+    readonly key: MatchKey;
+    readonly entry: ScopedSecret | undefined;
+  } {
+    const last = this.last;
+    if (
+      last !== undefined &&
+      last.port === destination.port &&
+      last.hostname === destination.hostname &&
+      last.scheme === destination.scheme
+    ) {
+      return last;
+    }
+    const key = matchKey(destination.scheme, destination.hostname, destination.port);
+    const { scheme, hostname, port } = destination;
+    this.last = { scheme, hostname, port, key, entry: this.index.lookup(key) };
+    return this.last;
+  }
+
   private session(login: Login): Session {
     let session = this.sessions.get(login);
     if (session === undefined) {
@@ -307,24 +331,16 @@ export class SecretResolver {
   }
 }
 
-/** The last destination's key: a scan sends runs of requests to one host, each asking for its secret. */
-let lastKey: MatchKey | undefined;
-let lastDestination: Destination | undefined;
+/** A static entry's resolution: the same for every request, made once. */
+const staticResolutions = new WeakMap<StaticSecret, Resolution>();
 
-function keyOf(destination: Destination): MatchKey {
-  const last = lastDestination;
-  if (
-    lastKey !== undefined &&
-    last !== undefined &&
-    last.port === destination.port &&
-    last.hostname === destination.hostname &&
-    last.scheme === destination.scheme
-  ) {
-    return lastKey;
+function staticResolution(entry: StaticSecret): Resolution {
+  let resolution = staticResolutions.get(entry);
+  if (resolution === undefined) {
+    resolution = { kind: 'secret', entry, credential: entry.credential, generation: 0 };
+    staticResolutions.set(entry, resolution);
   }
-  lastKey = matchKey(destination.scheme, destination.hostname, destination.port);
-  lastDestination = { scheme: destination.scheme, hostname: destination.hostname, port: destination.port };
-  return lastKey;
+  return resolution;
 }
 
 /** `scheme://host[:port]` of a request: where a login without `input` runs. */
