@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
 import type { ResultEvent } from '../output/index.js';
+import { rfc3339 } from './event.js';
 import { runTemplate, serializeEvent } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
@@ -199,5 +200,22 @@ http:
     ]);
     expect(run.events[0]?.info.tags).toBeNull();
     expect(run.events[0]?.info.severity).toBe('');
+  });
+});
+
+describe('rfc3339', () => {
+  const zone = process.env.TZ;
+  afterAll(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  it('writes the local offset of each instant, across a daylight saving change', () => {
+    process.env.TZ = 'America/New_York';
+    expect(rfc3339(new Date(Date.UTC(2026, 2, 8, 6, 59, 59, 250)))).toBe('2026-03-08T01:59:59.250-05:00');
+    expect(rfc3339(new Date(Date.UTC(2026, 2, 8, 7, 0, 0, 0)))).toBe('2026-03-08T03:00:00.000-04:00');
+    expect(rfc3339(new Date(Date.UTC(2026, 2, 8, 7, 0, 30, 5)))).toBe('2026-03-08T03:00:30.005-04:00');
+    process.env.TZ = 'UTC';
+    expect(rfc3339(new Date(Date.UTC(2026, 10, 21, 12, 0, 0, 0)))).toBe('2026-11-21T12:00:00.000Z');
   });
 });

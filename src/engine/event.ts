@@ -155,12 +155,27 @@ export function inputPart(fields: InputFields): Partial<ResultEvent> {
 
 /** RFC 3339 with the local offset, as Go writes `time.Time` (milliseconds kept). */
 export function rfc3339(date: Date): string {
-  const offset = -date.getTimezoneOffset();
+  const offset = offsetMinutes(date);
   const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, -1);
   if (offset === 0) return `${local}Z`;
   const sign = offset > 0 ? '+' : '-';
   const abs = Math.abs(offset);
   return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** The last minute asked for and its offset: every finding has a timestamp, and time zones change on whole minutes. */
+let offsetMinute = Number.NaN;
+let offsetThen = 0;
+
+/** Minutes east of UTC at `date` (the local time zone's offset, as Go writes it). */
+function offsetMinutes(date: Date): number {
+  const minute = Math.floor(date.getTime() / 60_000);
+  if (minute !== offsetMinute) {
+    // Asking the time zone (ICU) is the costly part of a timestamp.
+    offsetThen = -date.getTimezoneOffset();
+    offsetMinute = minute;
+  }
+  return offsetThen;
 }
 
 function pad(n: number): string {

@@ -9,13 +9,29 @@ export function redactEvent(event: ResultEvent, redact: (text: string) => string
   return redactValue(event, redact) as ResultEvent;
 }
 
+/** The value with its strings redacted; a part in which nothing changed is the part itself, not a copy. */
 function redactValue(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, redact));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      const redacted = redactValue(item, redact);
+      if (redacted !== item) out ??= value.slice();
+      if (out !== undefined) out[i] = redacted;
+    }
+    return out ?? value;
+  }
   if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = redactValue(item, redact);
-    return out;
+    let out: Record<string, unknown> | undefined;
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      const redacted = redactValue(item, redact);
+      if (redacted !== item) out ??= { ...record };
+      if (out !== undefined) out[key] = redacted;
+    }
+    return out ?? value;
   }
   return value;
 }

@@ -62,6 +62,8 @@ const CLASSIFICATION_KEYS = [
  * event for `JSON.stringify`: a third less time per finding.
  */
 export function serializeEvent(event: ResultEvent): string {
+  // Events are built in nuclei's order: JSON.stringify then writes them as nuclei would, faster.
+  if (inNucleiOrder(event as unknown as Record<string, unknown>)) return JSON.stringify(event);
   return ordered(event as unknown as Record<string, unknown>, EVENT_ORDER, (key, value) =>
     key === 'info' && isRecord(value) ? ordered(value, INFO_ORDER, infoValue) : JSON.stringify(value),
   );
@@ -110,6 +112,16 @@ function ordered(
   for (const key of order.keys) add(key, (order.known.get(key) as { json: string }).json);
   for (const key of keys) if (!order.known.has(key)) add(key, `${JSON.stringify(key)}:`);
   return `${out}}`;
+}
+
+/** True when the event, its `info` and their `classification` have only known keys, in order. */
+function inNucleiOrder(event: Record<string, unknown>): boolean {
+  if (!inOrder(Object.keys(event), EVENT_ORDER)) return false;
+  const { info } = event;
+  if (!isRecord(info)) return true;
+  if (!inOrder(Object.keys(info), INFO_ORDER)) return false;
+  const { classification } = info;
+  return !isRecord(classification) || inOrder(Object.keys(classification), CLASSIFICATION_ORDER);
 }
 
 /** True when every key is a known one and they come in the known order. */
