@@ -464,4 +464,19 @@ describe('keepsConnectionInStep', () => {
     for (const change of alone)
       expect(keepsConnectionInStep(request(change)), JSON.stringify(change)).toBe(false);
   });
+
+  it('judges each header afresh: names and values seen before in step do not vouch for others', () => {
+    for (let round = 0; round < 3; round++) {
+      expect(keepsConnectionInStep(request({ headers: [['X-Token', 'plain']] }))).toBe(true);
+      expect(keepsConnectionInStep(request({ headers: [['X-Token', 'plain\r\nX: 1']] }))).toBe(false);
+      expect(keepsConnectionInStep(request({ headers: [['X-Token ', 'plain']] }))).toBe(false);
+      expect(keepsConnectionInStep(request({ headers: [['X-Long', 'v'.repeat(5000)]] }))).toBe(true);
+      expect(keepsConnectionInStep(request({ headers: [['X-Long', `${'v'.repeat(5000)}\n`]] }))).toBe(false);
+    }
+    // Far more distinct values than are kept: each is still checked.
+    for (let i = 0; i < 600; i++) {
+      expect(keepsConnectionInStep(request({ headers: [['X-N', `value-${i}`]] }))).toBe(true);
+      expect(keepsConnectionInStep(request({ headers: [['X-N', `value-${i}\u0000`]] }))).toBe(false);
+    }
+  });
 });
