@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
 import type { ResultEvent } from '../output/index.js';
@@ -217,5 +218,29 @@ describe('rfc3339', () => {
     expect(rfc3339(new Date(Date.UTC(2026, 2, 8, 7, 0, 30, 5)))).toBe('2026-03-08T03:00:30.005-04:00');
     process.env.TZ = 'UTC';
     expect(rfc3339(new Date(Date.UTC(2026, 10, 21, 12, 0, 0, 0)))).toBe('2026-11-21T12:00:00.000Z');
+  });
+
+  it('writes what the date and its offset say, for instants in the same second and apart', () => {
+    process.env.TZ = 'Asia/Kolkata';
+    const reference = (date: Date): string => {
+      const offset = -date.getTimezoneOffset();
+      const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, -1);
+      const abs = Math.abs(offset);
+      const hours = String(Math.floor(abs / 60)).padStart(2, '0');
+      return `${local}${offset >= 0 ? '+' : '-'}${hours}:${String(abs % 60).padStart(2, '0')}`;
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        fc.integer({ min: 0, max: 999 }),
+        (at, later) => {
+          const first = new Date(at);
+          const second = new Date(at - (at % 1000) + later);
+          expect(rfc3339(first)).toBe(reference(first));
+          expect(rfc3339(second)).toBe(reference(second));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

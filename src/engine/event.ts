@@ -155,27 +155,26 @@ export function inputPart(fields: InputFields): Partial<ResultEvent> {
 
 /** RFC 3339 with the local offset, as Go writes `time.Time` (milliseconds kept). */
 export function rfc3339(date: Date): string {
-  const offset = offsetMinutes(date);
-  const local = new Date(date.getTime() + offset * 60_000).toISOString().slice(0, -1);
-  if (offset === 0) return `${local}Z`;
-  const sign = offset > 0 ? '+' : '-';
-  const abs = Math.abs(offset);
-  return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  const time = date.getTime();
+  const second = Math.floor(time / 1000);
+  // Every finding has a timestamp, and asking the time zone is the costly part of one: the text
+  // up to the second and the offset are made once a second (zones change on whole seconds).
+  if (second !== stamped.second) stamped = stampOf(date, second);
+  return `${stamped.head}${String(time - second * 1000).padStart(3, '0')}${stamped.offset}`;
 }
 
-/** The last minute asked for and its offset: every finding has a timestamp, and time zones change on whole minutes. */
-let offsetMinute = Number.NaN;
-let offsetThen = 0;
+/** `2026-11-21T13:00:05.` and `+01:00` (or `Z`) of one second. */
+let stamped = { second: Number.NaN, head: '', offset: '' };
 
-/** Minutes east of UTC at `date` (the local time zone's offset, as Go writes it). */
-function offsetMinutes(date: Date): number {
-  const minute = Math.floor(date.getTime() / 60_000);
-  if (minute !== offsetMinute) {
-    // Asking the time zone (ICU) is the costly part of a timestamp.
-    offsetThen = -date.getTimezoneOffset();
-    offsetMinute = minute;
-  }
-  return offsetThen;
+function stampOf(date: Date, second: number): typeof stamped {
+  const offset = -date.getTimezoneOffset();
+  const local = new Date(second * 1000 + offset * 60_000).toISOString();
+  const abs = Math.abs(offset);
+  return {
+    second,
+    head: local.slice(0, -4),
+    offset: offset === 0 ? 'Z' : `${offset > 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`,
+  };
 }
 
 function pad(n: number): string {
