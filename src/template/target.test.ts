@@ -109,6 +109,47 @@ describe('parseTargetUrl', () => {
       { numRuns: 500 },
     );
     expect(parseTargetUrl('HTTPS://a.test')).toMatchObject({ scheme: 'https', host: 'a.test' });
+  });
+
+  it('splits a URL the same whatever URL was parsed before it', () => {
+    const piece = fc.constantFrom(
+      'http://',
+      'HTTPS://',
+      '//',
+      'a.test',
+      'u:p@',
+      '@',
+      ':8080',
+      ':x',
+      '[::1]',
+      '/',
+      '/p',
+      '?',
+      'q=1',
+      '#',
+      'f',
+      '..;',
+    );
+    const url = fc.array(piece, { minLength: 1, maxLength: 7 }).map((parts) => parts.join(''));
+    const origin = fc.constantFrom(
+      'http://a.test',
+      'https://u:p@a.test:8443',
+      'http://[::1]:80',
+      'http://a.test:8080',
+    );
+    const after = fc.oneof(
+      url,
+      fc.tuple(origin, url).map(([o, rest]) => `${o}${rest}`),
+    );
+    fc.assert(
+      fc.property(after, after, (first, second) => {
+        parseTargetUrl('ftp://reset.invalid/');
+        const alone = parseTargetUrl(second);
+        parseTargetUrl(first);
+        expect(parseTargetUrl(second)).toEqual(alone);
+      }),
+      { numRuns: 2000 },
+    );
     expect(parseTargetUrl('1http://a.test')).toMatchObject({ scheme: '' });
   });
 });

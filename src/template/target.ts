@@ -41,6 +41,75 @@ export class TargetError extends Error {
 export function parseTargetUrl(input: string): TargetUrl | TargetError {
   const text = input.trim();
   if (text === '') return new TargetError(input, 'the target is empty; give a URL like https://app.example');
+  const known = lastOrigin;
+  if (known !== undefined && text.startsWith(known.prefix) && endsAuthority(text, known.prefix.length)) {
+    return withParts(known.parts, text.slice(known.prefix.length));
+  }
+  const parsed = parseWhole(input, text);
+  if (!(parsed instanceof TargetError) && parsed.scheme !== '') {
+    const prefix = text.slice(
+      0,
+      text.indexOf('://') +
+        3 +
+        parsed.host.length +
+        (parsed.userinfo === undefined ? 0 : parsed.userinfo.length + 1),
+    );
+    const { scheme, host, hostname, port, userinfo } = parsed;
+    lastOrigin = {
+      prefix,
+      parts:
+        userinfo === undefined
+          ? { scheme, host, hostname, port }
+          : { scheme, host, hostname, port, userinfo },
+    };
+  }
+  return parsed;
+}
+
+type OriginParts = Pick<TargetUrl, 'scheme' | 'host' | 'hostname' | 'port' | 'userinfo'>;
+
+/**
+ * The scheme and authority of the last URL parsed, as written and as parts: a scan parses the URL
+ * of every request, and the requests of a run share one origin. Only the rest of such a URL (path,
+ * query, fragment) is then split.
+ */
+let lastOrigin: { readonly prefix: string; readonly parts: OriginParts } | undefined;
+
+/** True when the authority of `text` ends at `at`: the end, or a path, query or fragment starts there. */
+function endsAuthority(text: string, at: number): boolean {
+  if (at === text.length) return true;
+  const code = text.charCodeAt(at);
+  return code === 0x2f || code === 0x3f || code === 0x23;
+}
+
+/** The parts of a URL of a known origin from the rest after its authority. */
+function withParts(origin: OriginParts, after: string): TargetUrl {
+  let rest = after;
+  const parsed: { -readonly [K in keyof TargetUrl]: TargetUrl[K] } = {
+    scheme: origin.scheme,
+    host: origin.host,
+    hostname: origin.hostname,
+    port: origin.port,
+    path: '',
+  };
+  if (origin.userinfo !== undefined) parsed.userinfo = origin.userinfo;
+  const hash = rest.indexOf('#');
+  let fragment: string | undefined;
+  if (hash >= 0) {
+    fragment = rest.slice(hash + 1);
+    rest = rest.slice(0, hash);
+  }
+  const question = rest.indexOf('?');
+  if (question >= 0) {
+    parsed.query = rest.slice(question + 1);
+    rest = rest.slice(0, question);
+  }
+  parsed.path = rest;
+  if (fragment !== undefined) parsed.fragment = fragment;
+  return parsed;
+}
+
+function parseWhole(input: string, text: string): TargetUrl | TargetError {
   let rest = text;
   let scheme = '';
   const schemeEnd = schemeLength(rest);
