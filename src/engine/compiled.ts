@@ -90,12 +90,18 @@ function readsIndexedNames(names: ReadonlySet<string> | 'any'): boolean {
  * The block's payload combinations in nuclei's order; one empty combination for a block without
  * payloads.
  */
-export function* payloadTexts(block: HttpBlock): Generator<ReadonlyMap<string, TemplateString>> {
-  if (block.payloads === undefined) {
-    yield new Map();
-    return;
-  }
-  for (const combination of payloadCombinations(block.payloads)) yield new Map(Object.entries(combination));
+export function payloadTexts(block: HttpBlock): Iterable<ReadonlyMap<string, TemplateString>> {
+  // Most blocks have no payloads: one empty combination, shared, instead of a generator per run.
+  if (block.payloads === undefined) return NO_PAYLOADS;
+  return combinationTexts(block.payloads);
+}
+
+const NO_PAYLOADS: readonly ReadonlyMap<string, TemplateString>[] = [new Map()];
+
+function* combinationTexts(
+  payloads: NonNullable<HttpBlock['payloads']>,
+): Generator<ReadonlyMap<string, TemplateString>> {
+  for (const combination of payloadCombinations(payloads)) yield new Map(Object.entries(combination));
 }
 
 function compilePath(written: TemplateString): CompiledPath {

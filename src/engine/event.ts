@@ -35,14 +35,14 @@ export function inputFields(target: TargetUrl | undefined): InputFields {
   if (target === undefined) return {};
   const port = effectivePort(target);
   const isIp = /^[\d.]+$/.test(target.hostname) || target.hostname.includes(':');
-  return {
-    host: target.hostname,
-    ...(port === '' ? {} : { port }),
-    ...(target.scheme === '' ? {} : { scheme: target.scheme }),
-    url: formatTargetUrl(target),
-    ...(target.path === '' ? {} : { path: target.path }),
-    ...(isIp ? { ip: target.hostname } : {}),
-  };
+  // Set one by one: made for every run, where spreads of optional parts cost more.
+  const fields: { -readonly [K in keyof InputFields]: InputFields[K] } = { host: target.hostname };
+  if (port !== '') fields.port = port;
+  if (target.scheme !== '') fields.scheme = target.scheme;
+  fields.url = formatTargetUrl(target);
+  if (target.path !== '') fields.path = target.path;
+  if (isIp) fields.ip = target.hostname;
+  return fields;
 }
 
 /** Made once per template: every event of its runs shares it (events are read, never changed). */
