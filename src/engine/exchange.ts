@@ -134,7 +134,7 @@ async function followRedirects(
   };
   const send = (outgoing: HttpRequest): Promise<HttpResponse> => {
     const decided = byRequest.get(outgoing) ?? { clean: outgoing, request: outgoing };
-    return sendAuthorized(decided, authorizer, settings, options, hops);
+    return sendAuthorized(decided, { authorizer, settings, options, hops });
   };
   await sendFollowingRedirects(request, { ...followOptions(settings, send), beforeHop });
 }
@@ -155,8 +155,8 @@ function sendHop(
   }
   const decided = authorize(authorizer, clean);
   return decided instanceof Promise
-    ? decided.then((known) => sendAuthorized(known, authorizer, settings, options, hops))
-    : sendAuthorized(decided, authorizer, settings, options, hops);
+    ? decided.then((known) => sendAuthorized(known, { authorizer, settings, options, hops }))
+    : sendAuthorized(decided, { authorizer, settings, options, hops });
 }
 
 /** The request with its secret (at once when the authorizer knows it), or Refused. */
@@ -172,14 +172,17 @@ function authorizedBy(clean: HttpRequest, decision: Authorization<HttpRequest>):
   return { clean, request: decision.request, grant: decision.grant };
 }
 
+/** What an authorized hop is sent with: the same for every hop of an exchange. */
+interface AuthorizedSending {
+  readonly authorizer: RequestAuthorizer;
+  readonly settings: ExchangeSettings;
+  readonly options: SendOptions;
+  readonly hops: ExchangeHop[];
+}
+
 /** Sends an authorized request; when the response shows the session was lost, once more afresh. */
-function sendAuthorized(
-  decided: Authorized,
-  authorizer: RequestAuthorizer,
-  settings: ExchangeSettings,
-  options: SendOptions,
-  hops: ExchangeHop[],
-): Promise<HttpResponse> {
+function sendAuthorized(decided: Authorized, sending: AuthorizedSending): Promise<HttpResponse> {
+  const { authorizer, settings, options, hops } = sending;
   const sent = decided.request;
   return sendWithRetries(sent, settings, options).then((response) => {
     const asked =
@@ -191,7 +194,7 @@ function sendAuthorized(
       hops.push({ sent, response, url: requestUrl(decided.clean) });
       return response;
     }
-    return resendIfLoggedOut(asked, response, decided, authorizer, settings, options, hops);
+    return resendIfLoggedOut(asked, response, decided, sending);
   });
 }
 
@@ -199,10 +202,7 @@ async function resendIfLoggedOut(
   asked: 'retry' | Promise<'retry' | 'keep'>,
   response: HttpResponse,
   decided: Authorized,
-  authorizer: RequestAuthorizer,
-  settings: ExchangeSettings,
-  options: SendOptions,
-  hops: ExchangeHop[],
+  { authorizer, settings, options, hops }: AuthorizedSending,
 ): Promise<HttpResponse> {
   let sent = decided.request;
   let answer = response;
