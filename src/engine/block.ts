@@ -309,10 +309,7 @@ function prepare(
 }
 
 /** Rendered headers of a block without `headers:`: shared, never changed. */
-const NO_RENDERED_HEADERS: readonly {
-  name: string;
-  rendered: { text: string; details: readonly { placeholder: string }[] };
-}[] = [];
+const NO_RENDERED_HEADERS: readonly { name: string; rendered: ReturnType<TemplateString['render']> }[] = [];
 
 function plainBuildSettings(run: BlockRun): BuildSettings {
   run.plainBuild ??= buildSettings(run, []);
