@@ -4,10 +4,10 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../output/index.js';
-import { openStore, type Store } from '../store/index.js';
-import { ENGINES, type TestDatabase } from '../store/testing/databases.js';
+import type { Store } from '../store/index.js';
+import { ENGINES } from '../store/testing/databases.js';
 import { ASSET_FIELDS, fieldProblems, retestProblems, scanProblems } from './testing/fields.js';
-import { type RunningApi, serveApi } from './testing/serve.js';
+import { type RunningApi, type ServedDatabase, serveApi, serveDatabase } from './testing/serve.js';
 
 function event(n: number, overrides: Partial<ResultEvent> = {}): ResultEvent {
   return {
@@ -29,24 +29,19 @@ function event(n: number, overrides: Partial<ResultEvent> = {}): ResultEvent {
 }
 
 describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
-  let database: TestDatabase;
+  let served: ServedDatabase | undefined;
   let store: Store;
   let api: RunningApi;
   let teamId: string;
   let key: string;
 
   beforeAll(async () => {
-    database = await create();
-    store = await openStore(database.location);
+    served = await serveDatabase(await create());
+    ({ store, api } = served);
     teamId = (await store.teams.ensure('default')).id;
     key = (await store.keys.create({ teamId, name: 'tests' })).secret;
-    api = await serveApi(store);
   });
-  afterAll(async () => {
-    await api?.close();
-    await store?.close();
-    await database?.drop();
-  });
+  afterAll(() => served?.close());
 
   describe('authentication', () => {
     it.each(['/v1/scans', '/v1/assets', '/v1/retest?offset=0&limit=1'])(
@@ -494,20 +489,15 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
 });
 
 describe.each(ENGINES)('page cache on $engine', ({ create }) => {
-  let database: TestDatabase;
+  let served: ServedDatabase | undefined;
   let store: Store;
   let api: RunningApi;
 
   beforeAll(async () => {
-    database = await create();
-    store = await openStore(database.location);
-    api = await serveApi(store, { cache: true });
+    served = await serveDatabase(await create(), { cache: true });
+    ({ store, api } = served);
   });
-  afterAll(async () => {
-    await api?.close();
-    await store?.close();
-    await database?.drop();
-  });
+  afterAll(() => served?.close());
 
   it('serves a page again while nothing changed, and a fresh one after any write', async () => {
     const team = (await store.teams.ensure('cache')).id;

@@ -1,31 +1,26 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../store/index.js';
-import { ENGINES, type TestDatabase } from '../store/testing/databases.js';
+import type { Store } from '../store/index.js';
+import { ENGINES } from '../store/testing/databases.js';
 import { GZIP_MIN_BYTES } from './encoding.js';
-import { type RawResponse, type RunningApi, serveApi } from './testing/serve.js';
+import { type RawResponse, type RunningApi, type ServedDatabase, serveDatabase } from './testing/serve.js';
 
 const GZIP = { 'accept-encoding': 'gzip' };
 
 describe.each(ENGINES)('compressed pages on $engine', ({ create }) => {
-  let database: TestDatabase;
+  let served: ServedDatabase | undefined;
   let store: Store;
   let api: RunningApi;
   let key: string;
 
   beforeAll(async () => {
-    database = await create();
-    store = await openStore(database.location);
+    served = await serveDatabase(await create());
+    ({ store, api } = served);
     const teamId = (await store.teams.ensure('default')).id;
     key = (await store.keys.create({ teamId, name: 'gzip' })).secret;
     for (let i = 0; i < 20; i++) await store.scans.create({ teamId, name: `nightly scan ${i}` });
-    api = await serveApi(store);
   });
-  afterAll(async () => {
-    await api?.close();
-    await store?.close();
-    await database?.drop();
-  });
+  afterAll(() => served?.close());
 
   const get = (path: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
     api.raw(path, { 'x-api-key': key, ...headers }, method);
@@ -116,20 +111,15 @@ describe.each(ENGINES)('compressed pages on $engine', ({ create }) => {
 });
 
 describe.each(ENGINES)('pages without the cache on $engine', ({ create }) => {
-  let database: TestDatabase;
+  let served: ServedDatabase | undefined;
   let store: Store;
   let api: RunningApi;
 
   beforeAll(async () => {
-    database = await create();
-    store = await openStore(database.location);
-    api = await serveApi(store, { cache: false });
+    served = await serveDatabase(await create(), { cache: false });
+    ({ store, api } = served);
   });
-  afterAll(async () => {
-    await api?.close();
-    await store?.close();
-    await database?.drop();
-  });
+  afterAll(() => served?.close());
 
   it('are sent as identity whatever the client accepts', async () => {
     const teamId = (await store.teams.ensure('default')).id;

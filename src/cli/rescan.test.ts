@@ -4,11 +4,11 @@
  * real SQLite file and a real PostgreSQL, read back through the real API.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApi, serveApi } from '../api/testing/serve.js';
+import { type RunningApi, type ServedDatabase, serveDatabase } from '../api/testing/serve.js';
 import { startHost, type TestHost } from '../scan/testing/hosts.js';
 import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import { openStore, type Store, type StoreLocation } from '../store/index.js';
-import { ENGINES, type TestDatabase } from '../store/testing/databases.js';
+import type { Store, StoreLocation } from '../store/index.js';
+import { ENGINES } from '../store/testing/databases.js';
 
 let host: TestHost;
 let ws: Workspace;
@@ -39,25 +39,20 @@ function dbArg(location: StoreLocation): string {
 const scanIdOf = (err: string) => /recorded {3}scan ([a-z0-9]{20}) in /.exec(err)?.[1] ?? '';
 
 describe.each(ENGINES)('keyhole scan --rescan ($engine)', ({ create }) => {
-  let db: TestDatabase;
+  let served: ServedDatabase;
   let store: Store;
   let api: RunningApi;
   let key: string;
 
-  const keyhole = (...argv: string[]) => ws.cli([...argv, '--db', dbArg(db.location)]);
+  const keyhole = (...argv: string[]) => ws.cli([...argv, '--db', dbArg(served.database.location)]);
 
   beforeAll(async () => {
-    db = await create();
-    store = await openStore(db.location);
-    api = await serveApi(store, { cache: false });
+    served = await serveDatabase(await create(), { cache: false });
+    ({ store, api } = served);
     key = (await keyhole('keys', 'create', '--name', 'dashboard')).out.trim();
   });
 
-  afterAll(async () => {
-    await api.close();
-    await store.close();
-    await db.drop();
-  });
+  afterAll(() => served.close());
 
   it('runs the same targets × templates as a new scan marked as a rescan, counted on the original', async () => {
     ws.file('alpha.yaml', ALPHA);

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { retestProblems } from '../api/testing/fields.js';
-import { type RunningApi, serveApi } from '../api/testing/serve.js';
+import { type RunningApi, type ServedDatabase, serveDatabase } from '../api/testing/serve.js';
 import { startHost, type TestHost } from '../scan/testing/hosts.js';
 import { Workspace } from '../scan/testing/workspace.js';
 import { openStore, type Store, type StoreLocation } from '../store/index.js';
@@ -96,12 +96,12 @@ const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 const scanIdOf = (err: string) => /recorded {3}scan ([a-z0-9]{20}) in /.exec(err)?.[1] ?? '';
 
 describe.each(ENGINES)('keyhole retest ($engine)', ({ create }) => {
-  let db: TestDatabase;
+  let served: ServedDatabase;
   let store: Store;
   let api: RunningApi;
   let key: string;
 
-  const keyhole = (...argv: string[]) => ws.cli([...argv, '--db', dbArg(db.location)]);
+  const keyhole = (...argv: string[]) => ws.cli([...argv, '--db', dbArg(served.database.location)]);
 
   /** Scans the app with both templates and the secret file; returns the scan id. */
   async function scanApp(...extra: string[]): Promise<string> {
@@ -122,17 +122,12 @@ describe.each(ENGINES)('keyhole retest ($engine)', ({ create }) => {
   }
 
   beforeAll(async () => {
-    db = await create();
-    store = await openStore(db.location);
-    api = await serveApi(store, { cache: false });
+    served = await serveDatabase(await create(), { cache: false });
+    ({ store, api } = served);
     key = (await keyhole('keys', 'create', '--name', 'dashboard')).out.trim();
   });
 
-  afterAll(async () => {
-    await api.close();
-    await store.close();
-    await db.drop();
-  });
+  afterAll(() => served.close());
 
   it('records matched while the app is vulnerable and not_matched once it is fixed, as /v1/retest shows', async () => {
     const scanId = await scanApp();

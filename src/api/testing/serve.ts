@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Store } from '../../store/index.js';
+import { openStore, type Store } from '../../store/index.js';
+import type { TestDatabase } from '../../store/testing/databases.js';
 import { buildApi } from '../server.js';
 
 export interface RunningApi {
@@ -22,6 +23,42 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;
+}
+
+/** A store open on a test database, with the API served over it. */
+export interface ServedDatabase {
+  readonly database: TestDatabase;
+  readonly store: Store;
+  readonly api: RunningApi;
+  /** Stops the API, closes the store and drops the database. */
+  close(): Promise<void>;
+}
+
+/** Opens a store on `database` and serves the API over it; on a failure, undoes what was done. */
+export async function serveDatabase(
+  database: TestDatabase,
+  options: Parameters<typeof serveApi>[1] = {},
+): Promise<ServedDatabase> {
+  let store: Store | undefined;
+  try {
+    store = await openStore(database.location);
+    const api = await serveApi(store, options);
+    const opened = store;
+    return {
+      database,
+      store,
+      api,
+      async close() {
+        await api.close();
+        await opened.close();
+        await database.drop();
+      },
+    };
+  } catch (error) {
+    await store?.close();
+    await database.drop();
+    throw error;
+  }
 }
 
 /** The API over a real socket on 127.0.0.1 (ephemeral port). */
