@@ -1,26 +1,17 @@
 import { createServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient, type RawHttpRequest } from './client.js';
-import { TransportError } from './errors.js';
+import { describe, expect, it } from 'vitest';
+import type { RawHttpRequest } from './client.js';
 import { ChunkedDecoder } from './response-reader.js';
+import { closedAfterEach, failure } from './testing/cleanups.js';
 import { get, httpServer, type Running, rawServer, selfSignedCertificate } from './testing/servers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, client } = closedAfterEach();
 
 async function serve(respond: (head: string, socket: Socket) => void) {
   const server = await rawServer(respond);
-  cleanups.push(() => server.close());
+  defer(() => server.close());
   return server;
-}
-
-function client(options: ConstructorParameters<typeof HttpClient>[0] = {}): HttpClient {
-  const made = new HttpClient(options);
-  cleanups.push(() => made.close());
-  return made;
 }
 
 function raw(port: number, bytes: string, scheme: 'http' | 'https' = 'http'): RawHttpRequest {
@@ -28,15 +19,6 @@ function raw(port: number, bytes: string, scheme: 'http' | 'https' = 'http'): Ra
 }
 
 const getBytes = 'GET /x HTTP/1.1\r\nHost: t\r\n\r\n';
-
-async function failure(promise: Promise<unknown>): Promise<TransportError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof TransportError)) throw new Error(`expected a TransportError, got ${String(error)}`);
-  return error;
-}
 
 describe('unsafe requests over a raw socket', () => {
   it('sends the bytes exactly as given, malformed on purpose', async () => {
@@ -215,7 +197,7 @@ describe('unsafe requests over a raw socket', () => {
       (request, response) => response.end(`tls ${request.url}`),
       selfSignedCertificate(),
     );
-    cleanups.push(() => server.close());
+    defer(() => server.close());
     const response = await client().sendRaw(
       raw(server.port, 'GET /t HTTP/1.1\r\nHost: localhost\r\n\r\n', 'https'),
     );

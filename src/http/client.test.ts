@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient, keepsConnectionInStep } from './client.js';
-import { TransportError } from './errors.js';
+import { describe, expect, it } from 'vitest';
+import { keepsConnectionInStep } from './client.js';
 import type { HttpRequest } from './message.js';
+import { closedAfterEach, failure } from './testing/cleanups.js';
 import {
   get,
   httpServer,
@@ -14,29 +14,11 @@ import {
   selfSignedCertificate,
 } from './testing/servers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, client } = closedAfterEach();
 
 function track<T extends Running>(server: T): T {
-  cleanups.push(() => server.close());
+  defer(() => server.close());
   return server;
-}
-
-function client(options: ConstructorParameters<typeof HttpClient>[0] = {}): HttpClient {
-  const made = new HttpClient(options);
-  cleanups.push(() => made.close());
-  return made;
-}
-
-async function failure(promise: Promise<unknown>): Promise<TransportError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof TransportError)) throw new Error(`expected a TransportError, got ${String(error)}`);
-  return error;
 }
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -101,7 +83,7 @@ describe('HttpClient responses', () => {
       socket.end(`HTTP/1.0 200 OK\r\nX-Tls: 1\r\nContent-Length: 3\r\n\r\ntls`),
     );
     const port = await listening(server);
-    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    defer(() => new Promise((resolve) => server.close(() => resolve())));
     const response = await client().send({ ...get(port), scheme: 'https' });
     expect(response.rawHead).toBe('HTTP/1.0 200 OK\r\nX-Tls: 1\r\nContent-Length: 3\r\n\r\n');
     expect(response.body.toString()).toBe('tls');
@@ -233,7 +215,7 @@ describe('HttpClient connections', () => {
       socket.on('data', () => socket.write(okResponse('ok')));
     });
     const port = await listening(server);
-    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    defer(() => new Promise((resolve) => server.close(() => resolve())));
     const http = client();
     const named: HttpRequest = { ...get(port), scheme: 'https', hostname: 'localhost' };
     await http.send(named);

@@ -1,26 +1,18 @@
 import type { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient, type HttpClientOptions } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { HttpClient } from './client.js';
 import { oneShotConnection } from './connection-pool.js';
 import { TransportError } from './errors.js';
+import { closedAfterEach } from './testing/cleanups.js';
 import { get, okResponse, type RawServer, rawServer } from './testing/servers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, client } = closedAfterEach();
 
 async function serve(respond: (head: string, socket: Socket) => void): Promise<RawServer> {
   const server = await rawServer(respond);
-  cleanups.push(() => server.close());
+  defer(() => server.close());
   return server;
-}
-
-function client(options: HttpClientOptions = {}): HttpClient {
-  const made = new HttpClient(options);
-  cleanups.push(() => made.close());
-  return made;
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

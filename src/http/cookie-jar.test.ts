@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpClient } from './client.js';
 import { CookieJar } from './cookie-jar.js';
 import type { HeaderList, HttpRequest } from './message.js';
+import { closedAfterEach } from './testing/cleanups.js';
 import { get, httpServer } from './testing/servers.js';
 
 function request(url: string, headers: HeaderList = []): HttpRequest {
@@ -105,10 +106,7 @@ describe('CookieJar', () => {
 });
 
 describe('CookieJar with a real server', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const { defer } = closedAfterEach();
 
   it('carries a login session across requests of a run', async () => {
     const server = await httpServer((incoming, response) => {
@@ -117,7 +115,7 @@ describe('CookieJar with a real server', () => {
       response.end(`cookie: ${incoming.headers.cookie ?? 'none'}`);
     });
     const http = new HttpClient();
-    cleanups.push(
+    defer(
       () => server.close(),
       () => http.close(),
     );

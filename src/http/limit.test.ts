@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpClient } from './client.js';
 import { ConcurrencyLimit, limitSend, RateLimiter } from './limit.js';
+import { closedAfterEach } from './testing/cleanups.js';
 import { get, httpServer } from './testing/servers.js';
 
 describe('RateLimiter', () => {
@@ -44,10 +45,7 @@ describe('ConcurrencyLimit', () => {
 });
 
 describe('limitSend', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const { defer } = closedAfterEach();
 
   it('bounds the requests a server sees at once', async () => {
     let inFlight = 0;
@@ -61,7 +59,7 @@ describe('limitSend', () => {
       }, 10);
     });
     const http = new HttpClient();
-    cleanups.push(
+    defer(
       () => server.close(),
       () => http.close(),
     );

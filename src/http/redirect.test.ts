@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from './client.js';
+import { describe, expect, it } from 'vitest';
 import { CookieJar } from './cookie-jar.js';
 import { defaultPort, type HttpRequest, headerValue, setHeader } from './message.js';
 import {
@@ -12,24 +11,16 @@ import {
 } from './redirect.js';
 import { authority } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
+import { closedAfterEach } from './testing/cleanups.js';
 import { type CountingServer, get, httpServer } from './testing/servers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, client: httpClient } = closedAfterEach();
 
 async function server(
   handler: (request: IncomingMessage, response: ServerResponse) => void,
 ): Promise<CountingServer> {
   const made = await httpServer(handler);
-  cleanups.push(() => made.close());
-  return made;
-}
-
-function httpClient(): HttpClient {
-  const made = new HttpClient();
-  cleanups.push(() => made.close());
+  defer(() => made.close());
   return made;
 }
 
