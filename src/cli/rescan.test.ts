@@ -36,7 +36,7 @@ function dbArg(location: StoreLocation): string {
   return location.engine === 'sqlite' ? location.path : location.url;
 }
 
-const scanIdOf = (err: string) => /recorded {3}scan ([a-z0-9]{20}) in /.exec(err)?.[1] ?? '';
+const scanIdOf = (err: string) => /recorded +scan ([a-z0-9]{20}) in /.exec(err)?.[1] ?? '';
 
 describe.each(ENGINES)('keyhole scan --rescan ($engine)', ({ create }) => {
   let served: ServedDatabase;

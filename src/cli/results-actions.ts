@@ -5,6 +5,7 @@ import {
   isScanStatus,
   SCAN_STATUSES,
   type Scan,
+  type ScanAuthentication,
   VULN_STATUSES,
   type VulnStatus,
 } from '../store/index.js';
@@ -28,12 +29,14 @@ export async function listScans(options: ListScansOptions, io: CliIo): Promise<v
   const limit = pageLimit(options.limit);
   const search = options.search ?? '';
   if (search.length > 256) throw new UserError('--search: at most 256 characters');
-  const scans = await withStore(io, options.db, async (store) => {
+  const { scans, authentication } = await withStore(io, options.db, async (store) => {
     const team = await store.teams.ensure(options.team);
-    return store.scans.list(team.id, { offset: 0, limit, statuses, search });
+    const scans = await store.scans.list(team.id, { offset: 0, limit, statuses, search });
+    return { scans, authentication: await store.authentication.of(scans.map((s) => s.id)) };
   });
   if (options.json === true) {
-    for (const scan of scans) io.stdout.write(`${JSON.stringify(scanLine(scan))}\n`);
+    for (const scan of scans)
+      io.stdout.write(`${JSON.stringify(scanLine(scan, authentication.get(scan.id)))}\n`);
     return;
   }
   io.stdout.write(
@@ -53,7 +56,8 @@ export async function listScans(options: ListScansOptions, io: CliIo): Promise<v
 
 const SEVERITY_COLUMNS = ['critical', 'high', 'medium', 'low', 'info'] as const satisfies readonly Severity[];
 
-function scanLine(scan: Scan) {
+/** A scan as `scans list --json` prints it: the API's names, and how authenticated it was. */
+function scanLine(scan: Scan, authentication: ScanAuthentication | undefined) {
   return {
     scan_id: scan.id,
     name: scan.name,
@@ -61,6 +65,28 @@ function scanLine(scan: Scan) {
     progress: scan.progress,
     severity: scan.severity,
     created_at: formatTimestamp(scan.createdAt),
+    ...(scan.failureReason === '' ? {} : { failure_reason: scan.failureReason }),
+    ...(authentication === undefined ? {} : { authentication: authenticationLine(authentication) }),
+  };
+}
+
+function authenticationLine(authentication: ScanAuthentication) {
+  return {
+    requests: authentication.requests,
+    authenticated: authentication.authenticated,
+    entries: authentication.entries.map((e) => ({
+      entry: e.label,
+      kind: e.kind,
+      types: e.types,
+      scope: e.scope,
+      fingerprint: e.fingerprint,
+      ...(e.planned ? { planned: true } : {}),
+      requests: e.requests,
+      refused: e.refused,
+      logins: e.logins,
+      login_failures: e.loginFailures,
+      relogins: e.relogins,
+    })),
   };
 }
 

@@ -96,7 +96,7 @@ beforeAll(async () => {
     'login.secrets.yaml',
   );
   expect(scan.code, scan.err).toBe(0);
-  scanId = /recorded {3}scan ([a-z0-9]{20})/.exec(scan.err)?.[1] ?? '';
+  scanId = /recorded +scan ([a-z0-9]{20})/.exec(scan.err)?.[1] ?? '';
   forgetLogins();
 });
 

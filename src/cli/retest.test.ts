@@ -93,7 +93,7 @@ function dbArg(location: StoreLocation): string {
 }
 
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');
-const scanIdOf = (err: string) => /recorded {3}scan ([a-z0-9]{20}) in /.exec(err)?.[1] ?? '';
+const scanIdOf = (err: string) => /recorded +scan ([a-z0-9]{20}) in /.exec(err)?.[1] ?? '';
 
 describe.each(ENGINES)('keyhole retest ($engine)', ({ create }) => {
   let served: ServedDatabase;

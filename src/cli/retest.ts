@@ -1,4 +1,4 @@
-import { type RetestOutcome, type RetestSubject, retestFindings } from '../retest/index.js';
+import { type RetestOutcome, type RetestSubject, retestFindings, retestTarget } from '../retest/index.js';
 import { ScanStats } from '../scan/index.js';
 import { REDACTED } from '../secretfile/index.js';
 import { describeLocation, type Finding, isId, type Store } from '../store/index.js';
@@ -65,7 +65,8 @@ export async function retest(config: RetestConfig, io: CliIo): Promise<number> {
     if (secrets === undefined) requireSecretsFor(findings);
     const others = await findingsOfScans(store, findings, 'scanId' in config.select);
     const stats = new ScanStats(findings.length);
-    return withScanSession(config, secrets, io, output, stats, async (session) => {
+    const targets = [...new Set(findings.map(retestTarget))];
+    return withScanSession(config, secrets, io, output, stats, { targets }, async (session) => {
       const run = await retestAndRecord(store, findings, others, session, config, io);
       stats.stop();
       if (run.failure !== undefined) output.fatal(run.failure);

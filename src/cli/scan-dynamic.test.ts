@@ -196,7 +196,7 @@ http:
     expect(result.out.trim().split('\n')).toHaveLength(50);
   });
 
-  it('reports a failed login once, refuses every request in its scope, and scans the rest', async () => {
+  it('fails the scan when a login fails: said even with -silent, nothing in its scope sent, the rest scanned (exit 2)', async () => {
     const template = ws.file(
       'three.yaml',
       pathsTemplate('three', ['{{BaseURL}}/1', '{{BaseURL}}/2', '{{BaseURL}}/3']),
@@ -212,22 +212,57 @@ http:
       '-sf',
       secretFile({ password: 'wrong-password' }),
       '--no-store',
+      '-silent',
     ]);
-    expect(result.code, result.err).toBe(0);
+    expect(result.code, result.err).toBe(2);
     // Nothing but the login itself reached the app: no request went out unauthenticated.
     expect(appRequests(appHost)).toEqual([]);
     expect(loginRequests(appHost)).toHaveLength(2);
-    expect(result.err.match(/login failed for dynamic\[0\] of dynamic\.yaml/g)).toHaveLength(1);
-    expect(result.err).toContain('did not match');
-    for (const path of ['/1', '/2', '/3'])
-      expect(result.err).toContain(`[ERR] [three] ${appHost.origin}${path}: not sent: `);
+    const why =
+      'the login template app-login did not match: the login was probably refused (the last response had status 401)';
+    expect(result.err).toBe(
+      `[ERR] login failed for dynamic[0] of dynamic.yaml: ${why}; requests in its scope are not sent\n` +
+        `error: authentication failed: dynamic[0] of dynamic.yaml: ${why}; 3 requests in its scope were not sent\n`,
+    );
     expect(otherHost.requests.map((r) => r.path)).toEqual(['/1', '/2', '/3']);
     expect(result.out.trim().split('\n')).toEqual([
       `[three] [http] [info] ${otherHost.origin}/1`,
       `[three] [http] [info] ${otherHost.origin}/2`,
       `[three] [http] [info] ${otherHost.origin}/3`,
     ]);
-    expect(result.err).toMatch(/errors {5}4\n/);
+  });
+
+  it('shows the first request a failed login refused, counts the rest, and sums them up per entry', async () => {
+    const template = ws.file(
+      'three.yaml',
+      pathsTemplate('three', ['{{BaseURL}}/1', '{{BaseURL}}/2', '{{BaseURL}}/3']),
+    );
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      appHost.origin,
+      '-u',
+      otherHost.origin,
+      '-t',
+      template,
+      '-sf',
+      secretFile({ password: 'wrong-password' }),
+      '--no-store',
+      '-c',
+      '1',
+    ]);
+    expect(result.code, result.err).toBe(2);
+    expect(result.err.match(/login failed for dynamic\[0\] of dynamic\.yaml/g)).toHaveLength(1);
+    expect(result.err.match(/not sent: /g)).toHaveLength(1);
+    expect(result.err).toContain(
+      `[ERR] [three] ${appHost.origin}/1: not sent: the login of dynamic[0] of dynamic.yaml failed: `,
+    );
+    expect(result.err).toMatch(/^scan failed after \S+: 2 of 2 template runs done$/m);
+    expect(result.err).toContain('  authenticated  0 of 3 requests\n');
+    expect(result.err).toContain(
+      '    dynamic[0] of dynamic.yaml  0 requests, 3 not sent; 1 login, 1 failed\n',
+    );
+    expect(result.err).toMatch(/errors +4\n/);
   });
 
   it('logs in again once the app expires the session, and the request that found out succeeds', async () => {
@@ -306,8 +341,9 @@ http:
     expect(otherHost.requests).toEqual([]);
     expect(appRequests(appHost)).toEqual([]);
     expect(result.err).toContain(
-      'error: dynamic[0] of dynamic.yaml: the login of dynamic[0] of dynamic.yaml failed',
+      'error: login failed for dynamic[0] of dynamic.yaml: the login template app-login did not match',
     );
+    expect(result.err).not.toMatch(/the login of .* failed/);
     expect(result.err).toContain('error: the logins of -ps failed; no scan request was sent');
     expect(result.out).toBe('');
   });
@@ -337,10 +373,12 @@ http:
     expect(result.out.trim().split('\n')).toHaveLength(2);
   });
 
-  it('with -ps, says which logins wait for their first request (no input to log in on)', async () => {
+  it('with -ps, logs in an entry without input at the first target it applies to, before any scan request', async () => {
     const template = ws.file('one-page.yaml', pathsTemplate('one-page', ['{{BaseURL}}/page']));
     const result = await ws.cli([
       'scan',
+      '-u',
+      otherHost.origin,
       '-u',
       appHost.origin,
       '-t',
@@ -349,11 +387,105 @@ http:
       secretFile(),
       '-ps',
       '--no-store',
+      '-c',
+      '1',
     ]);
     expect(result.code, result.err).toBe(0);
-    expect(result.err).toContain(
-      '[INF] dynamic[0] of dynamic.yaml has no input: it logs in on the first request that needs it',
-    );
     expect(app.logins).toBe(1);
+    expect(result.err).toContain(`[INF] logging in for dynamic[0] of dynamic.yaml at ${appHost.origin}\n`);
+    // Logged in before the first target (127.0.0.2) was scanned.
+    expect(result.err.indexOf('[INF] logged in')).toBeLessThan(result.err.indexOf('scan finished'));
+    expect(otherHost.requests).toHaveLength(1);
+  });
+
+  it('with -ps, stops before any scan request when the login of an entry without input fails (exit 1)', async () => {
+    const template = ws.file('one-page.yaml', pathsTemplate('one-page', ['{{BaseURL}}/page']));
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      otherHost.origin,
+      '-u',
+      appHost.origin,
+      '-t',
+      template,
+      '-sf',
+      secretFile({ password: 'wrong-password' }),
+      '-ps',
+      '--no-store',
+      '-silent',
+    ]);
+    expect(result.code).toBe(1);
+    expect(otherHost.requests).toEqual([]);
+    expect(appRequests(appHost)).toEqual([]);
+    expect(result.err).toContain(
+      'error: login failed for dynamic[0] of dynamic.yaml: the login template app-login did not match',
+    );
+  });
+
+  it('with -ps, does not log in an entry that applies to none of the targets, and says so', async () => {
+    const template = ws.file('one-page.yaml', pathsTemplate('one-page', ['{{BaseURL}}/page']));
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      otherHost.origin,
+      '-t',
+      template,
+      '-sf',
+      secretFile({ input: true }),
+      '-ps',
+      '--no-store',
+    ]);
+    expect(result.code, result.err).toBe(0);
+    expect(appHost.requests).toEqual([]);
+    expect(result.err).toContain(
+      `[WRN] dynamic[0] of dynamic.yaml (cookie for ${appHost.authority}) applies to none of the scan's targets; it is not logged in\n`,
+    );
+  });
+
+  it('records a failed scan with the reason, the findings of other scopes, and the authentication figures', async () => {
+    const template = ws.file('one-page.yaml', pathsTemplate('one-page', ['{{BaseURL}}/page']));
+    const scan = await ws.cli([
+      'scan',
+      '-u',
+      appHost.origin,
+      '-u',
+      otherHost.origin,
+      '-t',
+      template,
+      '-sf',
+      secretFile({ password: 'wrong-password' }),
+      '--db',
+      'auth.db',
+    ]);
+    expect(scan.code, scan.err).toBe(2);
+    const listed = await ws.cli(['scans', 'list', '--json', '--db', 'auth.db']);
+    expect(listed.code, listed.err).toBe(0);
+    const [line] = listed.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(line).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringMatching(
+        /^authentication failed: dynamic\[0\] of dynamic\.yaml: the login template app-login did not match: .*; 1 request in its scope was not sent$/,
+      ),
+      severity: { info: 1 },
+      authentication: {
+        requests: 1,
+        authenticated: 0,
+        entries: [
+          {
+            entry: 'dynamic[0] of dynamic.yaml',
+            kind: 'dynamic',
+            scope: appHost.authority,
+            requests: 0,
+            refused: 1,
+            logins: 1,
+            login_failures: 1,
+            relogins: 0,
+          },
+        ],
+      },
+    });
   });
 });

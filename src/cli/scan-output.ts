@@ -32,6 +32,7 @@ export class ScanOutput {
   private progress: ProgressBar | undefined;
   private readonly colourOut: boolean;
   private readonly colourErr: boolean;
+  private readonly refusals = new Set<string>();
 
   constructor(
     private readonly io: CliIo,
@@ -72,6 +73,11 @@ export class ScanOutput {
     this.notice(pc.createColors(this.colourErr).red('[ERR]'), text);
   }
 
+  /** An error shown even with `-silent`: the scan goes on, but not as it was asked to (a failed login). */
+  alert(text: string): void {
+    this.above(() => this.io.stderr.write(`${pc.createColors(this.colourErr).red('[ERR]')} ${text}\n`));
+  }
+
   /** Shown even with `-silent`: the scan cannot go on. */
   fatal(text: string): void {
     this.above(() => this.io.stderr.write(`error: ${text}\n`));
@@ -80,10 +86,11 @@ export class ScanOutput {
   problem(problem: ScanProblem): void {
     switch (problem.kind) {
       case 'request': {
-        const what =
-          problem.failure === 'transport'
-            ? problem.message
-            : `${problem.url}: ${problem.failure === 'refused' ? 'not sent: ' : ''}${problem.message}`;
+        if (problem.failure === 'refused') {
+          this.refused(problem);
+          return;
+        }
+        const what = problem.failure === 'transport' ? problem.message : `${problem.url}: ${problem.message}`;
         this.error(`[${problem.templateId}] ${what}`);
         return;
       }
@@ -97,6 +104,18 @@ export class ScanOutput {
         this.error(`[${problem.templateId}] ${problem.target}: internal error: ${problem.message}`);
         return;
     }
+  }
+
+  /**
+   * A request not sent because its secret's login failed: the first of each reason is shown, the
+   * rest are counted (the summary shows them per entry), so a failed login is not a flood of lines.
+   */
+  private refused(problem: Extract<ScanProblem, { kind: 'request' }>): void {
+    if (this.refusals.has(problem.message)) return;
+    this.refusals.add(problem.message);
+    this.error(
+      `[${problem.templateId}] ${problem.url}: not sent: ${problem.message} (further requests refused for this reason are counted, not shown)`,
+    );
   }
 
   /** Starts the progress bar when stderr is a terminal (and not `-silent`). */
@@ -118,7 +137,7 @@ export class ScanOutput {
   summary(summary: ScanSummary, recordedAt: string | undefined): void {
     if (this.settings.silent) return;
     this.io.stderr.write(formatSummary(summary));
-    if (recordedAt !== undefined) this.io.stderr.write(`  recorded   ${recordedAt}\n`);
+    if (recordedAt !== undefined) this.io.stderr.write(`  ${'recorded'.padEnd(14)} ${recordedAt}\n`);
   }
 
   /** Closes the output file (once; later calls do nothing); the first write error, if any, as a message. */

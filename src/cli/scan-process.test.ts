@@ -95,7 +95,7 @@ describe('keyhole scan as a process', () => {
     expect(scan.out).toBe(`[found] [http] [info] ${host.origin}/found\n`);
     expect(scan.err).toContain('[WRN] stopping: requests in flight are aborted');
     expect(scan.err).toMatch(/scan interrupted after \S+: 1 of 2 template runs done\n/);
-    expect(scan.err).toMatch(/recorded {3}scan [a-z0-9]{20} in SQLite /);
+    expect(scan.err).toMatch(/recorded +scan [a-z0-9]{20} in SQLite /);
     const store = await openStore({ engine: 'sqlite', path: ws.path('interrupted.db'), isDefault: false });
     const team = await store.teams.ensure('default');
     const [recorded] = await store.scans.list(team.id, { offset: 0, limit: 1, search: 'stopped' });

@@ -237,3 +237,40 @@ http:
     expectNoSecret([...other.requests, ...elsewhere.requests], ['only-for-127.0.0.1-key']);
   });
 });
+
+describe('before the first request', () => {
+  it('warns about an entry written without its target port and sums up the targets that get no secret', async () => {
+    const [first, second] = [byName('127.0.0.1'), byName('127.0.0.2')];
+    const template = ws.file('page.yaml', pathsTemplate('page', ['{{BaseURL}}/page']));
+    const secrets = ws.file(
+      'no-port.yaml',
+      `static:
+  - type: bearertoken
+    domains: ["127.0.0.1"]
+    token: no-port-token-0a1b
+`,
+    );
+    const many = Array.from({ length: 6 }, (_, i) => `http://127.0.0.2:${second.port}/t${i}`);
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      first.origin,
+      ...many.flatMap((t) => ['-u', t]),
+      '-t',
+      template,
+      '-sf',
+      secrets,
+      '--no-store',
+    ]);
+    expect(result.code, result.err).toBe(0);
+    const [warning, uncovered] = result.err.split('\n').filter((l) => l.startsWith('[WRN]'));
+    expect(warning).toBe(
+      `[WRN] static[0] of no-port.yaml (bearertoken for 127.0.0.1) applies to none of the scan's targets: 127.0.0.1 is written without the port of the target ${first.origin}; write "127.0.0.1:${first.port}"`,
+    );
+    expect(uncovered).toBe(
+      `[WRN] 7 of 7 targets get no secret from the secret files (first: ${[first.origin, ...many.slice(0, 4)].join(', ')}, and 2 more); their requests go unauthenticated`,
+    );
+    expect(result.err.indexOf('[WRN]')).toBeLessThan(result.err.indexOf('scan finished'));
+    expect(result.err).toContain('  authenticated  0 of 7 requests\n');
+  });
+});

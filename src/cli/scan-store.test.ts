@@ -81,7 +81,7 @@ describe.each(ENGINES)('recording a scan ($engine)', ({ create }) => {
       'nightly',
     );
     expect(result.code, result.err).toBe(0);
-    const id = /recorded {3}scan ([a-z0-9]{20}) in /.exec(result.err)?.[1] ?? '';
+    const id = /recorded +scan ([a-z0-9]{20}) in /.exec(result.err)?.[1] ?? '';
     const scanned = await store.scans.get(id);
     expect(scanned).toMatchObject({
       name: 'nightly',
@@ -164,7 +164,7 @@ describe.each(ENGINES)('recording a scan ($engine)', ({ create }) => {
     const result = await scan('--asset', assetId, '-t', 'found.yaml', '-u', `${host.origin}/x`);
     expect(result.code, result.err).toBe(0);
     expect(host.requests.map((r) => r.path)).toEqual(['/x/found', '/y/found']);
-    const id = /recorded {3}scan ([a-z0-9]{20})/.exec(result.err)?.[1] ?? '';
+    const id = /recorded +scan ([a-z0-9]{20})/.exec(result.err)?.[1] ?? '';
     expect(await store.scans.get(id)).toMatchObject({
       assetIds: [assetId],
       totalTarget: 2,
@@ -188,7 +188,7 @@ describe('where a scan is recorded', () => {
     own.file('found.yaml', pathsTemplate('found', ['{{BaseURL}}/found']));
     const result = await own.cli(['scan', '-u', host.origin, '-t', 'found.yaml']);
     expect(result.code, result.err).toBe(0);
-    expect(result.err).toMatch(/recorded {3}scan [a-z0-9]{20} in SQLite .*\.keyhole\/keyhole\.db\n$/);
+    expect(result.err).toMatch(/recorded +scan [a-z0-9]{20} in SQLite .*\.keyhole\/keyhole\.db\n$/);
     const store = await openStore({
       engine: 'sqlite',
       path: own.path('.keyhole/keyhole.db'),
@@ -245,6 +245,6 @@ describe('when the store goes away during a scan', () => {
     ]);
     expect(result.err).toMatch(/error: the scan could not be recorded: .+\n/);
     expect(result.err).toContain('scan failed after');
-    expect(result.err).toContain('findings   3: 3 medium');
+    expect(result.err).toContain('findings       3: 3 medium');
   });
 });

@@ -78,14 +78,14 @@ describe('keyhole scan output', () => {
       `[severe] [http] [high] ${host.origin}/severe`,
     ]);
     expect(result.err).toMatch(
-      /^scan finished in \S+\n {2}targets {4}1\n {2}templates {2}3\n {2}requests {3}3 \(\S+\/s\)\n {2}findings {3}2: 1 high, 1 info\n {2}errors {5}0\n$/,
+      /^scan finished in \S+\n {2}targets {8}1\n {2}templates {6}3\n {2}requests {7}3 \(\S+\/s\)\n {2}findings {7}2: 1 high, 1 info\n {2}errors {9}0\n$/,
     );
   });
 
   it('exits 0 when nothing is found', async () => {
     const result = await scan('-u', host.origin, '-t', 'missing.yaml');
     expect(result).toMatchObject({ code: 0, out: '' });
-    expect(result.err).toContain('findings   0\n');
+    expect(result.err).toContain('findings       0\n');
   });
 
   it('prints only findings with -silent', async () => {
@@ -173,7 +173,7 @@ describe('keyhole scan requests', () => {
       `[ERR] target 127.0.0.2:${closed.port} skipped: nothing answers over https (`,
     );
     expect(lines(result.out)).toHaveLength(1);
-    expect(result.err).toContain('errors     1\n');
+    expect(result.err).toContain('errors         1\n');
   });
 
   it('runs at most -c template runs at once', async () => {
@@ -227,7 +227,7 @@ describe('keyhole scan requests', () => {
     await flaky.close();
     expect(result.code).toBe(0);
     expect(flaky.requests.map((r) => r.path)).toEqual(['/flaky', '/flaky', '/flaky']);
-    expect(result.err).toContain('requests   3 (');
+    expect(result.err).toContain('requests       3 (');
   });
 
   it('runs a template named twice (itself and through its folder) once', async () => {
@@ -277,7 +277,7 @@ describe('keyhole scan targets', () => {
     const result = await scan('-l', 'hosts.txt', '-u', `${host.origin}/two`, '-t', 'found.yaml');
     expect(result.code, result.err).toBe(0);
     expect(host.requests.map((r) => r.path)).toEqual(['/two/found', '/one/found']);
-    expect(result.err).toContain('targets    2\n');
+    expect(result.err).toContain('targets        2\n');
   });
 
   it('reports every bad line of -l with its number and sends nothing (exit 1)', async () => {
@@ -374,7 +374,7 @@ describe('keyhole scan configuration errors (exit 1, before any request)', () =>
         `\\[WRN\\] skipped ${ws.path('oob.yaml')}: uses what keyhole does not run yet: .*interactsh`,
       ),
     );
-    expect(result.err).toContain('templates  1 (+1 unsupported, skipped)');
+    expect(result.err).toContain('templates      1 (+1 unsupported, skipped)');
     expect(lines(result.out)).toHaveLength(1);
   });
 });

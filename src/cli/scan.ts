@@ -1,8 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { ScanSummary } from '../output/index.js';
+import type { AuthSummary, ScanSummary } from '../output/index.js';
 import { loadStoredTemplate } from '../retest/index.js';
 import {
+  type AuthFigures,
   executeScan,
   noRecorder,
   plannedRuns,
@@ -207,7 +208,7 @@ async function scanWith(
   output.openFile();
   const stats = new ScanStats(plannedRuns(plan));
   try {
-    return await withScanSession(config, secrets, io, output, stats, async (session) => {
+    return await withScanSession(config, secrets, io, output, stats, { targets }, async (session) => {
       const recorder: ScanRecorder =
         stored === undefined || !config.store ? noRecorder : new StoreRecorder(stored.store, stored.teamId);
       const templateList = await templateRefs(templates, recorder !== noRecorder, texts);
@@ -224,6 +225,7 @@ async function scanWith(
           ...(session.redact === undefined ? {} : { redact: session.redact }),
           signal: session.signal,
           recorder,
+          ...(secrets === undefined ? {} : { ledger: session.ledger }),
           describe: {
             name: config.name ?? rescanOf?.name ?? defaultName(targets),
             templates: templateList,
@@ -235,7 +237,8 @@ async function scanWith(
       const failure = outcome.failure ?? output.close();
       const redact = session.redact;
       if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
-      output.summary(summaryOf(outcome.outcome, stats, plan, unsupported), recorder.location);
+      const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
+      output.summary(summaryOf(outcome.outcome, stats, plan, unsupported, authentication), recorder.location);
       return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;
     });
   } finally {
@@ -339,8 +342,10 @@ function summaryOf(
   stats: ScanStats,
   plan: ScanPlan,
   unsupported: number,
+  authentication: AuthSummary | undefined,
 ): ScanSummary {
   return {
+    ...(authentication === undefined ? {} : { authentication }),
     outcome,
     targets: plan.targets.length,
     templates: plan.templates.length,
@@ -351,5 +356,14 @@ function summaryOf(
     findings: stats.findings,
     errors: stats.errors,
     elapsedMs: stats.elapsedMs,
+  };
+}
+
+/** The ledger's figures as the summary shows them. */
+export function authSummary(figures: AuthFigures): AuthSummary {
+  return {
+    requests: figures.requests,
+    authenticated: figures.authenticated,
+    entries: figures.entries.map(({ entry, ...counts }) => ({ label: entry.label, ...counts })),
   };
 }

@@ -34,7 +34,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   return withStore(io, config.db, async (store) => {
     const teamId = flags.team === undefined ? undefined : (await store.teams.ensure(flags.team)).id;
-    return withScanSession(config, secrets, io, output, new ScanStats(0), async (session) => {
+    return withScanSession(config, secrets, io, output, new ScanStats(0), {}, async (session) => {
       const whose = flags.team === undefined ? '' : ` of team ${flags.team}`;
       output.info(`worker ${id} waiting for queued scans${whose}`);
       const summary = await runWorker(store, session, {

@@ -7,7 +7,7 @@
  * ends the block at the first finding. With `threads:` and payloads, combinations run in parallel
  * (each on its own: no history, no values passed between them), as nuclei runs them.
  */
-import { LayeredScope, type TemplateString } from '../dsl/index.js';
+import { LayeredScope, type TemplateString, type UnresolvedPlaceholder } from '../dsl/index.js';
 import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import type { ResultEvent } from '../output/index.js';
@@ -139,7 +139,9 @@ function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
     retries: options.retries ?? 0,
     common: {},
   };
-  if (!block.skipSecretFile && options.authorizer !== undefined) settings.authorizer = options.authorizer;
+  const authorizer = block.skipSecretFile ? options.authorizer?.unscoped?.() : options.authorizer;
+  if (authorizer !== undefined) settings.authorizer = authorizer;
+  if (options.refuseRedirect !== undefined) settings.refuseRedirect = options.refuseRedirect;
   if (block.cookieJar) settings.jar = state.jar;
   if (options.timeoutMs !== undefined) settings.timeoutMs = options.timeoutMs;
   if (maxBodyBytes !== undefined) settings.maxBodyBytes = maxBodyBytes;
@@ -292,6 +294,11 @@ function prepare(
         block: block.index,
         request: index,
         unresolved: placeholders,
+        missing: missingVariables([
+          rendered,
+          ...headers.map((h) => h.rendered),
+          ...(body === undefined ? [] : [body]),
+        ]),
         reason: `unresolved ${placeholders.join(', ')}; give the value${placeholders.length > 1 ? 's' : ''} with -var name=value`,
       },
     };
@@ -306,6 +313,13 @@ function prepare(
   const built = buildOne(run, rendered.text, body?.text, sendTarget, settings);
   if (built instanceof BuildError) return { invalid: built.message };
   return { built, scope, meta };
+}
+
+/** The variables that left placeholders of a request unresolved (payload values are in the request's). */
+function missingVariables(
+  texts: readonly { readonly details: readonly UnresolvedPlaceholder[] }[],
+): string[] {
+  return [...new Set(texts.flatMap((text) => text.details.flatMap((detail) => detail.missing)))];
 }
 
 /** Rendered headers of a block without `headers:`: shared, never changed. */

@@ -17,7 +17,7 @@ import {
 } from '../http/index.js';
 import type { RedirectPolicy as TemplateRedirects } from '../template/index.js';
 import type { BuiltRequest } from './build.js';
-import type { Authorization, RequestAuthorizer, RequestSender } from './types.js';
+import type { Authorization, Destination, RequestAuthorizer, RequestSender } from './types.js';
 
 export interface ExchangeHop {
   /** What went out: the request as sent (secret applied), or an unsafe request's text. */
@@ -42,6 +42,8 @@ export interface ExchangeSettings {
   readonly client: RequestSender;
   /** Undefined when the block opts out (`skip-secret-file`) or the scan has no secrets. */
   readonly authorizer?: RequestAuthorizer;
+  /** Why a redirect to a request must not be followed; the exchange then fails as refused. */
+  readonly refuseRedirect?: (to: Destination) => string | undefined;
   readonly jar?: CookieJar;
   readonly redirects: TemplateRedirects;
   readonly retries: number;
@@ -117,17 +119,26 @@ async function followRedirects(
   options: SendOptions,
   hops: ExchangeHop[],
 ): Promise<void> {
-  const { authorizer } = settings;
+  const { authorizer, refuseRedirect } = settings;
+  const guard: BeforeHop | undefined =
+    refuseRedirect === undefined
+      ? undefined
+      : (clean, { hop }) => {
+          const refusal = hop === 0 ? undefined : refuseRedirect(clean);
+          if (refusal !== undefined) throw new Refused(requestUrl(clean), refusal);
+          return clean;
+        };
   if (authorizer === undefined) {
-    await sendFollowingRedirects(
-      request,
-      followOptions(settings, (outgoing) => sendHop(outgoing, settings, options, hops)),
-    );
+    await sendFollowingRedirects(request, {
+      ...followOptions(settings, (outgoing) => sendHop(outgoing, settings, options, hops)),
+      ...(guard === undefined ? {} : { beforeHop: guard }),
+    });
     return;
   }
   // A map of this exchange's few hops, gone with it (a WeakMap costs the garbage collector more).
   const byRequest = new Map<HttpRequest, Authorized>();
-  const beforeHop: BeforeHop = async (clean) => {
+  const beforeHop: BeforeHop = async (withCookies, context) => {
+    const clean = guard === undefined ? withCookies : await guard(withCookies, context);
     const decided = await authorize(authorizer, clean);
     byRequest.set(decided.request, decided);
     return decided.request;

@@ -10,6 +10,8 @@ import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 let dir: string;
+/** Where the app's single sign-on step sends a login with a 307 (the body, credentials and all, follows). */
+let ssoRedirect = '';
 const client = new HttpClient({ timeoutMs: 5000 });
 const runner = new TemplateLoginRunner({ client });
 
@@ -70,6 +72,7 @@ beforeAll(async () => {
       respond: () => ({ status: 302, headers: { Location: `http://localhost:${server.port}/public` } }),
     },
     { path: '/public', respond: { body: 'public page' } },
+    { method: 'POST', path: '/sso', respond: () => ({ status: 307, headers: { Location: ssoRedirect } }) },
   ]);
   dir = mkdtempSync(join(tmpdir(), 'keyhole-login-'));
   writeFileSync(join(dir, 'login.yaml'), loginTemplate);
@@ -152,7 +155,11 @@ describe('TemplateLoginRunner', () => {
     const resolver = new SecretResolver(await secrets('admin', 'wrong'), { runner });
     const applied = await resolver.apply(appRequest());
     expect(applied.kind).toBe('error');
-    if (applied.kind === 'error') expect(applied.reason).toMatch(/did not match.*last response status 401/);
+    if (applied.kind === 'error') {
+      expect(applied.reason).toMatch(
+        /^the login of dynamic\[0\] of \S+ failed: the login template app-login did not match: the login was probably refused \(the last response had status 401\)$/,
+      );
+    }
   });
 
   it('fails when a name the secret uses got no value, naming it and what was extracted', async () => {
@@ -161,8 +168,51 @@ describe('TemplateLoginRunner', () => {
     expect(applied.kind).toBe('error');
     if (applied.kind === 'error') {
       expect(applied.reason).toMatch(
-        /no value for \{\{session\}\}; it extracted csrf; last response status 302/,
+        /failed: the login template app-login gave no value for \{\{session\}\}: it extracted csrf \(the last response had status 302\)$/,
       );
+    }
+  });
+
+  it('names the variable a login request lacks, and says to give it in the entry', async () => {
+    const set = await secrets('admin', 'hunter2');
+    const base = set.logins[0] as Login;
+    const login = { ...base, variables: base.variables.filter((v) => v.name !== 'password') };
+    writeFileSync(join(dir, 'needs-otp.yaml'), loginTemplate.replace('&pass={{password}}', '&otp={{otp}}'));
+    const needsOtp = { ...login, template: join(dir, 'needs-otp.yaml') };
+    const attempt = runner.login(needsOtp, server.localhostUrl, {
+      secrets: new SecretResolver(set).forLogin(),
+    });
+    await expect(attempt).rejects.toThrow(
+      `the login template app-login cannot build its request 2 of block 1: it needs the variable "otp", which the entry does not give; add it to the entry's variables: (- {name: otp, value: …})`,
+    );
+  });
+
+  it('does not follow a login redirect out of its scope: the credentials stay, and the login fails saying why', async () => {
+    const elsewhere = await fixtureServer([{ path: /.*/, respond: { body: 'thanks for the password' } }]);
+    try {
+      const set = await secrets('admin', 'hunter2');
+      writeFileSync(
+        join(dir, 'sso.yaml'),
+        loginTemplate
+          .replace('POST /login HTTP/1.1', 'POST /sso HTTP/1.1')
+          .replace('  - raw:', '  - redirects: true\n    raw:'),
+      );
+      const login = { ...(set.logins[0] as Login), template: join(dir, 'sso.yaml') };
+      ssoRedirect = `${elsewhere.url}/collect`;
+      const before = server.requests.length;
+      const attempt = runner.login(login, server.localhostUrl, {
+        secrets: new SecretResolver(set).forLogin(),
+      });
+      await expect(attempt).rejects.toThrow(
+        `the login was redirected to 127.0.0.1:${elsewhere.port}, outside the scope of dynamic[0] and the host it logs in at`,
+      );
+      expect(elsewhere.requests).toEqual([]);
+      expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+        'GET /login',
+        'POST /sso',
+      ]);
+    } finally {
+      await elsewhere.close();
     }
   });
 

@@ -1,8 +1,14 @@
-import type { Login, LoginContext, LoginRunner, SecretResolver } from '../secretfile/index.js';
+import {
+  type Login,
+  type LoginContext,
+  type LoginRunner,
+  loginRedirectRefusal,
+  type SecretResolver,
+} from '../secretfile/index.js';
 import { formatDiagnostic } from '../source/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
 import { runTemplate } from './run.js';
-import type { RequestAuthorizer, RequestSender, RunOptions, TemplateRun } from './types.js';
+import type { RequestAuthorizer, RequestSender, RunOptions, SkippedRequest, TemplateRun } from './types.js';
 
 /** What decides the secrets of requests: the secret file's `SecretResolver` (or a view of it). */
 export type SecretApplier = Pick<SecretResolver, 'apply' | 'applyRaw'>;
@@ -35,6 +41,7 @@ export class TemplateLoginRunner implements LoginRunner {
       client: this.options.client,
       variables: Object.fromEntries(login.variables.map((v) => [v.name, v.value])),
       authorizer: secretAuthorizer(context.secrets),
+      refuseRedirect: loginRedirectRefusal(login, target),
       ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
       ...(this.options.retries === undefined ? {} : { retries: this.options.retries }),
       ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
@@ -63,6 +70,7 @@ async function readLoginTemplate(path: string): Promise<ParsedTemplate> {
   throw new LoginError(`the login template ${path} has errors:\n${errors.join('\n')}`);
 }
 
+/** Why a login run gave no session, said once, without naming the entry (the caller does). */
 function loginProblem(
   template: ParsedTemplate,
   login: Login,
@@ -70,24 +78,44 @@ function loginProblem(
   matched: boolean,
   values: ReadonlyMap<string, string>,
 ): string | undefined {
+  const name = `the login template ${template.id}`;
   const status =
-    run.lastStatus === undefined ? 'no response was received' : `last response status ${run.lastStatus}`;
-  if (run.flowError !== undefined) return `the login template ${template.id} flow failed: ${run.flowError}`;
-  if (run.requests === 0) {
-    const why = run.failures[0]?.message ?? run.skipped[0]?.reason ?? 'it sent no request';
-    return `the login template ${template.id} sent no request: ${why}`;
-  }
+    run.lastStatus === undefined
+      ? 'no response was received'
+      : `the last response had status ${run.lastStatus}`;
   const hasMatchers = template.http.some((block) => block.operators.model.matchers.length > 0);
-  if (hasMatchers && !matched) {
-    return `the login template ${template.id} did not match (the login was refused?); ${status}`;
+  const missing = login.placeholders.filter((placeholder) => !values.has(placeholder));
+  const refused = run.failures.find((f) => f.kind === 'refused');
+  if (run.flowError !== undefined) return `the flow of ${name} failed: ${run.flowError}`;
+  if (refused !== undefined) return refused.message;
+  if (run.requests > 0 && (matched || !hasMatchers) && missing.length === 0) return undefined;
+  const skipped = run.skipped[0];
+  if (skipped !== undefined) return unbuildable(name, login, skipped);
+  if (run.requests === 0) {
+    const failure = run.failures[0];
+    return failure === undefined
+      ? `${name} sent no request`
+      : `${name} could not send its request to ${failure.url}: ${failure.message}`;
   }
-  const missing = login.placeholders.filter((name) => !values.has(name));
-  if (missing.length > 0) {
-    const got = values.size === 0 ? 'it extracted nothing' : `it extracted ${[...values.keys()].join(', ')}`;
-    const names = missing.map((name) => `{{${name}}}`).join(', ');
-    return `the login template ${template.id} gave no value for ${names}; ${got}; ${status}`;
+  if (hasMatchers && !matched) return `${name} did not match: the login was probably refused (${status})`;
+  const got = values.size === 0 ? 'it extracted nothing' : `it extracted ${[...values.keys()].join(', ')}`;
+  const names = missing.map((placeholder) => `{{${placeholder}}}`).join(', ');
+  return `${name} gave no value for ${names}: ${got} (${status})`;
+}
+
+/** A login request that could not be built: the variables it lacks, and where to give them. */
+function unbuildable(name: string, login: Login, skipped: SkippedRequest): string {
+  const request = `request ${skipped.request + 1} of block ${skipped.block + 1}`;
+  const missing = skipped.missing.filter((variable) => !login.variables.some((v) => v.name === variable));
+  if (missing.length === 0) {
+    return `${name} cannot build its ${request}: ${skipped.unresolved.join(', ')} cannot be resolved`;
   }
-  return undefined;
+  const list = missing.map((variable) => `"${variable}"`).join(', ');
+  const one = missing.length === 1;
+  return (
+    `${name} cannot build its ${request}: it needs the variable${one ? '' : 's'} ${list}, ` +
+    `which the entry does not give; add ${one ? 'it' : 'them'} to the entry's variables: (- {name: ${missing[0]}, value: …})`
+  );
 }
 
 /** The secrets a resolver decides, as the engine's request authorizer. */

@@ -42,13 +42,15 @@ export interface AuthorizedExchange {
 /**
  * Decides, for every request and every redirect hop, what goes out to its actual destination. It is
  * called with the request as the template built it (never with another host's credential on it).
- * Requests of blocks with `skip-secret-file: true` do not go through it.
+ * Requests of blocks with `skip-secret-file: true` go through its `unscoped()` authorizer, if any.
  */
 export interface RequestAuthorizer {
   /** Answered at once when nothing has to be waited for (a static secret, a live session). */
   authorize(request: HttpRequest): Authorization<HttpRequest> | Promise<Authorization<HttpRequest>>;
   /** For `unsafe` requests, whose bytes are sent as written: edit the text, keep every other byte. */
   authorizeRaw(text: string, destination: Destination): Promise<Authorization<string>>;
+  /** The authorizer of blocks that opt out of secrets (`skip-secret-file`): requests go as built. */
+  unscoped?(): RequestAuthorizer;
   /**
    * After a response: `retry` asks for the request to be sent once more, authorized afresh (e.g. the
    * response showed the session was lost and a new login ran). Asked once per request.
@@ -63,6 +65,12 @@ export interface RunOptions {
   /** `-H "Name: value"`: set on every request (replacing the template's), before the authorizer. */
   readonly headers?: HeaderList;
   readonly authorizer?: RequestAuthorizer;
+  /**
+   * Why a redirect to `to` must not be followed (undefined: follow it as the template says). The
+   * request that led there then fails as refused: a login's credentials never follow a redirect out
+   * of its entry's scope.
+   */
+  readonly refuseRedirect?: (to: Destination) => string | undefined;
   /** `-ms`: when nothing matched, also report one `matcher-status: false` event for the run. */
   readonly matcherStatus?: boolean;
   /** Per-request deadline (default: the client's); a raw request's `@timeout` wins. */
@@ -117,6 +125,8 @@ export interface SkippedRequest {
   readonly request: number;
   /** The placeholders as written, e.g. `{{username}}`. */
   readonly unresolved: readonly string[];
+  /** The variables they read that had no value (payload values included), e.g. `username`. */
+  readonly missing: readonly string[];
   readonly reason: string;
 }
 

@@ -15,4 +15,11 @@ export { ProgressBar, type ProgressFigures } from './progress.js';
 export { redactEvent } from './redact.js';
 export { serializeEvent } from './serialize.js';
 export type { TextSink } from './sink.js';
-export { formatElapsed, formatFindings, formatSummary, type ScanSummary } from './summary.js';
+export {
+  type AuthSummary,
+  type EntrySummary,
+  formatElapsed,
+  formatFindings,
+  formatSummary,
+  type ScanSummary,
+} from './summary.js';

@@ -21,14 +21,59 @@ describe('the scan summary', () => {
     ).toBe(
       [
         'scan finished in 12.3s',
-        '  targets    3',
-        '  templates  5 (+1 unsupported, skipped)',
-        '  requests   420 (34/s)',
-        '  findings   4: 1 high, 3 info',
-        '  errors     2',
+        '  targets        3',
+        '  templates      5 (+1 unsupported, skipped)',
+        '  requests       420 (34/s)',
+        '  findings       4: 1 high, 3 info',
+        '  errors         2',
         '',
       ].join('\n'),
     );
+  });
+
+  it('with secret files, shows the authenticated share of requests and what each entry did', () => {
+    const text = formatSummary({
+      outcome: 'failed',
+      targets: 3,
+      templates: 2,
+      unsupportedTemplates: 0,
+      runsDone: 6,
+      runsTotal: 6,
+      requests: 14,
+      findings: none,
+      errors: 5,
+      elapsedMs: 900,
+      authentication: {
+        requests: 10,
+        authenticated: 7,
+        entries: [
+          { label: 'static[0] of s.yaml', requests: 4, refused: 0, logins: 0, loginFailures: 0, relogins: 0 },
+          {
+            label: 'dynamic[0] of s.yaml',
+            requests: 3,
+            refused: 0,
+            logins: 3,
+            loginFailures: 0,
+            relogins: 2,
+          },
+          {
+            label: 'dynamic[1] of s.yaml',
+            requests: 0,
+            refused: 4,
+            logins: 1,
+            loginFailures: 1,
+            relogins: 0,
+          },
+        ],
+      },
+    });
+    expect(text.split('\n').slice(3, 8)).toEqual([
+      '  requests       14 (16/s)',
+      '  authenticated  7 of 10 requests',
+      '    static[0] of s.yaml   4 requests',
+      '    dynamic[0] of s.yaml  3 requests; 3 logins (2 re-logins)',
+      '    dynamic[1] of s.yaml  0 requests, 4 not sent; 1 login, 1 failed',
+    ]);
   });
 
   it('says how far an interrupted scan got', () => {

@@ -15,6 +15,25 @@ export interface ScanSummary {
   readonly findings: Readonly<Record<Severity, number>>;
   readonly errors: number;
   readonly elapsedMs: number;
+  /** With secret files: how many of the templates' requests carried a secret, and what each entry did. */
+  readonly authentication?: AuthSummary;
+}
+
+export interface AuthSummary {
+  readonly requests: number;
+  readonly authenticated: number;
+  readonly entries: readonly EntrySummary[];
+}
+
+export interface EntrySummary {
+  /** `dynamic[0] of secrets.yaml`. */
+  readonly label: string;
+  readonly requests: number;
+  /** Requests in its scope not sent, because its login failed. */
+  readonly refused: number;
+  readonly logins: number;
+  readonly loginFailures: number;
+  readonly relogins: number;
 }
 
 /** The summary printed at the end of a scan (several lines, each ending in a newline). */
@@ -32,10 +51,42 @@ export function formatSummary(summary: ScanSummary): string {
     ['targets', String(summary.targets)],
     ['templates', `${summary.templates}${unsupported}`],
     ['requests', `${summary.requests}${rate}`],
+  ];
+  const auth = summary.authentication;
+  if (auth !== undefined)
+    rows.push(['authenticated', `${auth.authenticated} of ${plural(auth.requests, 'request')}`]);
+  const entries = auth === undefined ? '' : formatEntries(auth.entries);
+  const after: [string, string][] = [
     ['findings', formatFindings(summary.findings)],
     ['errors', String(summary.errors)],
   ];
-  return `${heading}\n${rows.map(([name, value]) => `  ${name.padEnd(10)} ${value}\n`).join('')}`;
+  const lines = (list: [string, string][]) =>
+    list.map(([name, value]) => `  ${name.padEnd(14)} ${value}\n`).join('');
+  return `${heading}\n${lines(rows)}${entries}${lines(after)}`;
+}
+
+/** One line per entry under `authenticated`: its requests, refusals and logins. */
+function formatEntries(entries: readonly EntrySummary[]): string {
+  const width = Math.max(0, ...entries.map((e) => e.label.length));
+  return entries
+    .map((entry) => {
+      const parts = [plural(entry.requests, 'request')];
+      if (entry.refused > 0) parts.push(`${entry.refused} not sent`);
+      const logins = formatLogins(entry);
+      return `    ${entry.label.padEnd(width)}  ${parts.join(', ')}${logins === '' ? '' : `; ${logins}`}\n`;
+    })
+    .join('');
+}
+
+function formatLogins(entry: EntrySummary): string {
+  if (entry.logins === 0) return '';
+  const failed = entry.loginFailures === 0 ? '' : `, ${entry.loginFailures} failed`;
+  const again = entry.relogins === 0 ? '' : ` (${plural(entry.relogins, 're-login')})`;
+  return `${plural(entry.logins, 'login')}${failed}${again}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** `0`, or `4: 1 high, 3 info` (most severe first). */

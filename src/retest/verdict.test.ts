@@ -99,6 +99,7 @@ describe('a retest verdict', () => {
       block: 0,
       request: 1,
       unresolved: [placeholder],
+      missing: [placeholder.slice(2, -2)],
       reason: `unresolved ${placeholder}; give the value with -var name=value`,
     });
     const context = { ...none, extractedNames: new Set(['csrf']) };

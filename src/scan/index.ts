@@ -3,6 +3,13 @@
  * flight, a global rate limit, redaction of everything shown or stored, and a recorder told about
  * the scan's life. The command line (`keyhole scan`) builds on this; so can a worker.
  */
+export {
+  type AuthFigures,
+  AuthLedger,
+  type EntryFigures,
+  figuresSince,
+  storedFigures,
+} from './auth-ledger.js';
 export { sessionAuthorizer } from './authorizer.js';
 export {
   noRecorder,

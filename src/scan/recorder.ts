@@ -1,4 +1,5 @@
 import type { ResultEvent } from '../output/index.js';
+import type { AuthFigures } from './auth-ledger.js';
 
 /** What a scan is, as it starts. */
 export interface ScanStart {
@@ -38,6 +39,8 @@ export interface ScanRecorder {
   progress(progress: ScanProgress): void;
   /** A matched result (`matcher-status: true`), redacted unless the user asked otherwise. */
   finding(event: ResultEvent): void;
+  /** How authenticated the scan was (with secret files), told once before it ends. */
+  authentication(figures: AuthFigures): void;
   finish(): Promise<void>;
   fail(reason: string): Promise<void>;
   /** Where the scan is recorded (e.g. `scan c0ffee… in .keyhole/keyhole.db`), once started. */
@@ -49,6 +52,7 @@ export const noRecorder: ScanRecorder = {
   start: async () => {},
   progress: () => {},
   finding: () => {},
+  authentication: () => {},
   finish: async () => {},
   fail: async () => {},
 };

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
 import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
 import { parseTemplate } from '../template/index.js';
+import { AuthLedger } from './auth-ledger.js';
 import { sessionAuthorizer } from './authorizer.js';
 import { runScan } from './run.js';
 import { ScanStats } from './stats.js';
@@ -161,7 +162,11 @@ describe('secret routing in a scan', () => {
             { templates: [parsed.template], targets: targets.map((t) => (hosts[t] as TestHost).origin) },
             {
               concurrency: 3,
-              run: { client, authorizer: sessionAuthorizer(resolver), retries: 0 },
+              run: {
+                client,
+                authorizer: sessionAuthorizer(resolver, new AuthLedger(loaded.secrets)),
+                retries: 0,
+              },
               stats: new ScanStats(targets.length),
               listener: {},
               resolveTarget: async (target) => ({ ok: true, url: target }),

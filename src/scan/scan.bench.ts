@@ -23,6 +23,7 @@ import { HttpClient, type HttpRequest } from '../http/index.js';
 import { serializeEvent } from '../output/index.js';
 import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
+import { AuthLedger } from './auth-ledger.js';
 import { sessionAuthorizer } from './authorizer.js';
 import { runScan } from './run.js';
 import { scanSender } from './sender.js';
@@ -155,7 +156,7 @@ async function scanRate(
     { templates: [template], targets },
     {
       concurrency,
-      run: { client: sender, authorizer: sessionAuthorizer(resolver) },
+      run: { client: sender, authorizer: sessionAuthorizer(resolver, new AuthLedger(undefined)) },
       stats,
       listener: {
         onEvent: (event) => {

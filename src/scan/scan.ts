@@ -1,9 +1,12 @@
+import type { AuthLedger } from './auth-ledger.js';
 import type { ScanRecorder, ScanStart } from './recorder.js';
 import { plannedRuns, runScan, type ScanPlan, type ScanRunSettings } from './run.js';
 
 export interface ScanSettings extends ScanRunSettings {
   readonly recorder: ScanRecorder;
   readonly describe: Pick<ScanStart, 'name' | 'templates' | 'assetIds' | 'rescanOf'>;
+  /** The scan's authentication, recorded with it; a failed login fails the scan. */
+  readonly ledger?: AuthLedger;
 }
 
 export interface ScanOutcome {
@@ -18,7 +21,9 @@ export const INTERRUPTED = 'interrupted: the scan was stopped before it finished
 /**
  * A whole scan: recorded as started, run, and recorded as finished (or failed, with why). The
  * recorder sees every finding as it is found and the progress as runs finish, so a scan that dies
- * half-way keeps what it found.
+ * half-way keeps what it found. A scan in which a login failed ran every template but not as it was
+ * asked to (requests in that login's scope were not sent): it fails, saying which and why, and keeps
+ * what it found elsewhere.
  */
 export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promise<ScanOutcome> {
   const { recorder, stats } = settings;
@@ -52,13 +57,29 @@ export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promi
     return { outcome: 'failed', failure };
   }
   stats.stop();
+  const ledger = settings.ledger;
+  const failedLogins = ledger === undefined ? undefined : authenticationFailure(ledger);
   try {
+    if (ledger !== undefined) recorder.authentication(ledger.figures());
     if (aborted) await recorder.fail(INTERRUPTED);
+    else if (failedLogins !== undefined) await recorder.fail(failedLogins);
     else await recorder.finish();
   } catch (error) {
     return { outcome: 'failed', failure: `the scan could not be recorded: ${messageOf(error)}` };
   }
-  return { outcome: aborted ? 'interrupted' : 'finished' };
+  if (aborted) return { outcome: 'interrupted' };
+  return failedLogins === undefined ? { outcome: 'finished' } : { outcome: 'failed', failure: failedLogins };
+}
+
+/** `authentication failed: dynamic[0] of s.yaml: why; 6 requests in its scope were not sent`. */
+function authenticationFailure(ledger: AuthLedger): string | undefined {
+  const failed = ledger.figures().entries.filter((e) => e.failure !== undefined);
+  if (failed.length === 0) return undefined;
+  const each = failed.map((e) => {
+    const refused = e.refused === 1 ? '1 request' : `${e.refused} requests`;
+    return `${e.entry.label}: ${e.failure}; ${refused} in its scope ${e.refused === 1 ? 'was' : 'were'} not sent`;
+  });
+  return `authentication failed: ${each.join('; ')}`;
 }
 
 function messageOf(error: unknown): string {

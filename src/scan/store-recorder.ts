@@ -1,5 +1,6 @@
 import type { ResultEvent } from '../output/index.js';
 import { describeLocation, type Store } from '../store/index.js';
+import { type AuthFigures, storedFigures } from './auth-ledger.js';
 import type { ScanProgress, ScanRecorder, ScanStart } from './recorder.js';
 
 export interface StoreRecorderOptions {
@@ -81,6 +82,10 @@ export class StoreRecorder implements ScanRecorder {
       this.pendingFindings = [];
       await this.store.findings.addMany(scanId, batch);
     });
+  }
+
+  authentication(figures: AuthFigures): void {
+    this.enqueue((scanId) => this.store.authentication.add(scanId, storedFigures(figures)));
   }
 
   async finish(): Promise<void> {

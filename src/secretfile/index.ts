@@ -1,5 +1,7 @@
 export { applyCredential, applyCredentialToRaw, basicAuthorization } from './apply.js';
+export { type Coverage, type CoveredTarget, coverage, targetKey } from './coverage.js';
 export { fillPlaceholders, placeholdersIn } from './credential.js';
+export { entriesOf, entryOf, loginEntry, type SecretEntry, scopeText } from './entries.js';
 export {
   type DomainItem,
   type MatchKey,
@@ -9,6 +11,7 @@ export {
   parseDomainItem,
 } from './host.js';
 export { type LoadOptions, type LoadResult, loadSecretFiles } from './load.js';
+export { loginRedirectRefusal } from './login-scope.js';
 export {
   inspectLoginTemplateFile,
   type LoginTemplateInfo,

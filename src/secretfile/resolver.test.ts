@@ -137,13 +137,32 @@ describe('dynamic secrets', () => {
     expect((await resolver.apply(get('other.test'))).kind).toBe('none');
   });
 
+  it('logs in again on the next request once told to forget failed logins (a worker between scans)', async () => {
+    let runs = 0;
+    const resolver = new SecretResolver(await secretsOf(COOKIE_ENTRY), {
+      runner: {
+        async login() {
+          runs++;
+          if (runs === 1) throw new Error('the app was down');
+          return { session: 'sid=fresh' };
+        },
+      },
+    });
+    expect((await resolver.apply(get('app.test'))).kind).toBe('error');
+    expect((await resolver.apply(get('app.test'))).kind).toBe('error');
+    resolver.forgetFailedLogins();
+    expect((await resolver.apply(get('app.test'))).kind).toBe('applied');
+    expect(runs).toBe(2);
+  });
+
   it('fails the login when a referenced extractor gave no value, naming it', async () => {
     const resolver = new SecretResolver(await secretsOf(COOKIE_ENTRY), {
       runner: { login: async () => ({ csrf: 'c', session: '' }) },
     });
     expect(await resolver.apply(get('app.test'))).toMatchObject({
       kind: 'error',
-      reason: 'the login of dynamic[0] of s.yaml gave no value for {{session}}; it gave: csrf',
+      reason:
+        'the login of dynamic[0] of s.yaml failed: the login gave no value for {{session}}; it gave: csrf',
     });
   });
 
@@ -217,7 +236,7 @@ describe('dynamic secrets', () => {
     expect(result).toMatchObject({ kind: 'error' });
     if (result.kind === 'error')
       expect(result.reason).toMatch(
-        /after the login of dynamic\[0\] of s\.yaml, dynamic\[0\]: invalid raw cookie/,
+        /^the login of dynamic\[0\] of s\.yaml failed: its session values do not make dynamic\[0\]: invalid raw cookie/,
       );
   });
 
@@ -250,10 +269,11 @@ describe('dynamic secrets', () => {
     expect(resolver.redactor.redact('token very-secret-session seen')).toBe('token [REDACTED] seen');
   });
 
-  it('prefetches logins that have an input and reports their failures', async () => {
+  it('prefetches the logins it is given, at their input, and reports their failures', async () => {
     const text = COOKIE_ENTRY.replace('    type: cookie', '    input: https://app.test\n    type: cookie');
     let runs = 0;
-    const resolver = new SecretResolver(await secretsOf(text), {
+    const secrets = await secretsOf(text);
+    const resolver = new SecretResolver(secrets, {
       runner: {
         async login() {
           runs++;
@@ -261,8 +281,10 @@ describe('dynamic secrets', () => {
         },
       },
     });
-    const failures = await resolver.prefetch();
-    expect(failures.map((f) => f.reason)).toEqual(['the login of dynamic[0] of s.yaml failed: bad password']);
+    const failures = await resolver.prefetch(
+      secrets.logins.map((login) => ({ login, target: 'https://x.test' })),
+    );
+    expect(failures.map((f) => f.reason)).toEqual(['bad password']);
     await resolver.apply(get('app.test'));
     expect(runs).toBe(1);
   });

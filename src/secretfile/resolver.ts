@@ -160,18 +160,32 @@ export class SecretResolver {
     return { kind: 'applied', request: edited, entry: resolution.entry, generation: resolution.generation };
   }
 
-  /** Runs every login now (`-prefetch-secrets`); returns the failures. Logins without `input` are skipped. */
-  async prefetch(): Promise<{ login: Login; reason: string }[]> {
+  /**
+   * Runs the given logins now (`-prefetch-secrets`), each against its `input` or else the target
+   * given with it; returns the failures.
+   */
+  async prefetch(
+    logins: readonly { readonly login: Login; readonly target: string }[],
+  ): Promise<{ login: Login; reason: string }[]> {
     const failures: { login: Login; reason: string }[] = [];
-    for (const login of this.set.logins) {
-      if (login.input === undefined) continue;
+    for (const { login, target } of logins) {
       const session = this.session(login);
       if (session.pending === undefined && session.result === undefined)
-        this.start(login, session, login.input, false);
+        this.start(login, session, target, false);
       const result = session.result ?? (await session.pending);
       if (result !== undefined && !result.ok) failures.push({ login, reason: result.reason });
     }
     return failures;
+  }
+
+  /**
+   * Forgets failed logins, so that the next request in their scope logs in again: for a process that
+   * serves many scans one after another (a worker), where a login refused once may work later.
+   */
+  forgetFailedLogins(): void {
+    for (const session of this.sessions.values()) {
+      if (session.pending === undefined && session.result?.ok === false) session.result = undefined;
+    }
   }
 
   /**
@@ -284,29 +298,28 @@ export class SecretResolver {
     });
   }
 
+  /** The session values of a login, or why there are none (said without naming the entry). */
   private async runLogin(login: Login, target: string): Promise<SessionResult> {
     const runner = this.options.runner;
-    const where = `${originLabel(login.origin)} of ${login.origin.file}`;
-    if (runner === undefined)
-      return { ok: false, reason: `the login of ${where} cannot run: no login runner is configured` };
+    if (runner === undefined) return { ok: false, reason: 'no login runner is configured' };
     let values: Record<string, string>;
     try {
       values = await runner.login(login, target, { secrets: this.forLogin() });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      return { ok: false, reason: this.redactor.redact(`the login of ${where} failed: ${message}`) };
+      return { ok: false, reason: this.redactor.redact(message) };
     }
     for (const value of Object.values(values)) this.redactor.register(value);
-    return this.fill(login, values, where);
+    return this.fill(login, values);
   }
 
-  private fill(login: Login, values: Record<string, string>, where: string): SessionResult {
+  private fill(login: Login, values: Record<string, string>): SessionResult {
     const map = new Map(Object.entries(values).filter(([, v]) => v !== ''));
     const missing = login.placeholders.filter((name) => !map.has(name));
     if (missing.length > 0) {
       const got = map.size === 0 ? 'it gave no values' : `it gave: ${[...map.keys()].join(', ')}`;
       const names = missing.map((n) => `{{${n}}}`).join(', ');
-      return { ok: false, reason: `the login of ${where} gave no value for ${names}; ${got}` };
+      return { ok: false, reason: `the login gave no value for ${names}; ${got}` };
     }
     const credentials = new Map<DynamicSecret, Credential>();
     for (const secret of login.secrets) {
@@ -317,7 +330,7 @@ export class SecretResolver {
         report: (_, message) => problems.push(message),
       });
       if (credential === undefined) {
-        const reason = `after the login of ${where}, ${originLabel(secret.origin)}: ${problems.join('; ')}`;
+        const reason = `its session values do not make ${originLabel(secret.origin)}: ${problems.join('; ')}`;
         return { ok: false, reason: this.redactor.redact(reason) };
       }
       this.redactor.registerCredential(credential);
@@ -356,7 +369,9 @@ function sessionResolution(
   generation: number,
 ): Resolution {
   if (result === undefined || !result.ok) {
-    return { kind: 'error', entry, reason: result?.reason ?? 'the login did not run' };
+    const where = `${originLabel(entry.login.origin)} of ${entry.login.origin.file}`;
+    const reason = `the login of ${where} ${result === undefined ? 'did not run' : `failed: ${result.reason}`}`;
+    return { kind: 'error', entry, reason };
   }
   const credential = result.credentials.get(entry);
   if (credential === undefined)

@@ -34,6 +34,12 @@ export {
   type VulnStatus,
 } from './model.js';
 export { type RetestInput, statusAfterRetest } from './retests.js';
+export type {
+  AuthEntry,
+  AuthenticationFigures,
+  EntryCounts,
+  ScanAuthentication,
+} from './scan-auth.js';
 export { SCAN_SORT_FIELDS, type ScanInput, type ScanQuery, type ScanSortField } from './scans.js';
 export { type ScratchDatabase, scratchPostgres, scratchSqlite } from './scratch.js';
 export { type OpenOptions, openStore, Store } from './store.js';

@@ -9,6 +9,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0002_listing_buckets': { up: listingBuckets },
   '0003_scan_chunks': { up: scanChunks },
   '0004_change_notifications': { up: changeNotifications },
+  '0005_scan_authentication': { up: scanAuthentication },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -272,4 +273,30 @@ async function changeNotifications(db: Kysely<any>): Promise<void> {
       after insert or update or delete or truncate on ${sql.table(table)}
       for each statement execute function keyhole_notify_change()`.execute(db);
   }
+}
+
+/**
+ * How authenticated each scan was, per secret-file entry (never a value: its label, kind, scope and
+ * a fingerprint of them): requests sent with its secret, requests refused because its login failed,
+ * logins; the row with an empty fingerprint counts requests sent without a secret. A queued scan's
+ * rows are created `planned`: a worker lacking one of them does not take the scan's chunks.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanAuthentication(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('scan_auth')
+    .addColumn('scan_id', 'text', (c) => c.notNull().references('scan.id'))
+    .addColumn('fingerprint', 'text', (c) => c.notNull())
+    .addColumn('label', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('types', 'text', (c) => c.notNull())
+    .addColumn('scope', 'text', (c) => c.notNull())
+    .addColumn('planned', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('requests', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('refused', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('logins', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('login_failures', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('relogins', 'integer', (c) => c.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('scan_auth_pk', ['scan_id', 'fingerprint'])
+    .execute();
 }

@@ -6,6 +6,7 @@ import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
+import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import type { Database, ScanTable } from './schema.js';
 import { nameContains } from './search.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
@@ -27,6 +28,8 @@ export interface ScanInput {
   readonly rescanOf?: string;
   /** A queued scan's chunks: the runs of its targets that workers take one at a time. */
   readonly chunks?: readonly ChunkInput[];
+  /** The secret-file entries a queued scan was planned with: a worker lacking one does not run it. */
+  readonly plannedEntries?: readonly AuthEntry[];
 }
 
 /** Fields `sort_asc`/`sort_desc` accept, and the columns each orders by. */
@@ -116,6 +119,7 @@ export class Scans {
       }
       if (input.rescanOf !== undefined) await linkRescan(db, id, input.rescanOf, input.teamId);
       if (input.chunks !== undefined) await insertChunks(db, id, input.chunks, now);
+      if (input.plannedEntries !== undefined) await insertPlannedEntries(db, id, input.plannedEntries);
     });
     return this.require(id);
   }

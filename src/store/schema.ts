@@ -15,6 +15,7 @@ export interface Database {
   scan_template: ScanTemplateTable;
   scan_asset: ScanAssetTable;
   scan_chunk: ScanChunkTable;
+  scan_auth: ScanAuthTable;
   template_source: TemplateSourceTable;
   finding: FindingTable;
   retest: RetestTable;
@@ -111,6 +112,24 @@ export interface ScanTemplateTable {
   template_url: string;
   template_hash: string | null;
   is_public: Flag;
+}
+
+/** What one secret-file entry did in a scan (migration 0005); fingerprint '' for requests without one. */
+export interface ScanAuthTable {
+  scan_id: string;
+  fingerprint: string;
+  label: string;
+  /** `static`, `dynamic`, or '' for requests without a secret. */
+  kind: string;
+  /** The entry's secret types, comma-separated. */
+  types: string;
+  scope: string;
+  planned: Flag;
+  requests: number;
+  refused: number;
+  logins: number;
+  login_failures: number;
+  relogins: number;
 }
 
 /** A run of a queued scan's targets that one worker takes at a time. */

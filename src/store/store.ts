@@ -9,6 +9,7 @@ import { ApiKeys } from './keys.js';
 import type { Engine, StoreLocation } from './location.js';
 import { isSchemaCurrent, migrateToLatest } from './migrate.js';
 import { Retests } from './retests.js';
+import { ScanAuth } from './scan-auth.js';
 import { Scans } from './scans.js';
 import { Teams } from './teams.js';
 
@@ -31,6 +32,8 @@ export class Store {
   readonly retests: Retests;
   /** The chunks of queued scans (PostgreSQL only). */
   readonly chunks: ScanChunks;
+  /** How authenticated each scan was, per secret-file entry. */
+  readonly authentication: ScanAuth;
 
   constructor(
     readonly location: StoreLocation,
@@ -44,6 +47,7 @@ export class Store {
     this.findings = new Findings(connection);
     this.retests = new Retests(connection);
     this.chunks = new ScanChunks(connection);
+    this.authentication = new ScanAuth(connection);
   }
 
   get engine(): Engine {

@@ -1,0 +1,130 @@
+import {
+  entriesOf,
+  entryOf,
+  type LoginEvent,
+  loginEntry,
+  type ScopedSecret,
+  type SecretEntry,
+  type SecretSet,
+} from '../secretfile/index.js';
+import type { AuthenticationFigures } from '../store/index.js';
+
+/** What one secret-file entry did in a scan. */
+export interface EntryFigures {
+  readonly entry: SecretEntry;
+  /** Requests sent with its secret. */
+  readonly requests: number;
+  /** Requests in its scope not sent, because its login failed. */
+  readonly refused: number;
+  /** Logins run (re-logins included), and how many of them failed. */
+  readonly logins: number;
+  readonly loginFailures: number;
+  readonly relogins: number;
+  /** Why its login failed (the last failure, when several did). */
+  readonly failure?: string;
+}
+
+/** How authenticated a scan was: what its summary and the store show. */
+export interface AuthFigures {
+  /** Requests the templates sent (redirect hops and resends after a re-login included). */
+  readonly requests: number;
+  /** Of those, the ones sent with a secret. */
+  readonly authenticated: number;
+  readonly entries: readonly EntryFigures[];
+}
+
+/** The figures as the store adds them to a scan's. */
+export function storedFigures(figures: AuthFigures): AuthenticationFigures {
+  return {
+    unauthenticated: figures.requests - figures.authenticated,
+    entries: figures.entries.map(({ entry, failure: _, ...counts }) => ({
+      fingerprint: entry.fingerprint,
+      label: entry.label,
+      kind: entry.kind,
+      types: entry.types,
+      scope: entry.scope,
+      ...counts,
+    })),
+  };
+}
+
+/** What happened between two readings of one ledger (a worker's chunk). */
+export function figuresSince(before: AuthFigures, after: AuthFigures): AuthFigures {
+  const earlier = new Map(before.entries.map((e) => [e.entry, e]));
+  return {
+    requests: after.requests - before.requests,
+    authenticated: after.authenticated - before.authenticated,
+    entries: after.entries.map((now) => {
+      const then = earlier.get(now.entry);
+      if (then === undefined) return now;
+      const { failure: _, ...rest } = now;
+      const failed = now.loginFailures > then.loginFailures;
+      return {
+        ...rest,
+        requests: now.requests - then.requests,
+        refused: now.refused - then.refused,
+        logins: now.logins - then.logins,
+        loginFailures: now.loginFailures - then.loginFailures,
+        relogins: now.relogins - then.relogins,
+        ...(failed && now.failure !== undefined ? { failure: now.failure } : {}),
+      };
+    }),
+  };
+}
+
+type Counts = { -readonly [K in keyof Omit<EntryFigures, 'entry'>]: EntryFigures[K] };
+
+/**
+ * Counts, for one scan, every request the templates send (with its secret or without one), every
+ * request refused because its entry's login failed, and every login. Nothing here holds a value.
+ */
+export class AuthLedger {
+  requests = 0;
+  authenticated = 0;
+  private readonly counts = new Map<SecretEntry, Counts>();
+
+  constructor(secrets: SecretSet | undefined) {
+    for (const entry of secrets === undefined ? [] : entriesOf(secrets)) this.countsOf(entry);
+  }
+
+  /** A request went out; `secret` is the one it carried. */
+  sent(secret: ScopedSecret | undefined): void {
+    this.requests++;
+    if (secret === undefined) return;
+    this.authenticated++;
+    this.countsOf(entryOf(secret)).requests++;
+  }
+
+  /** A request was not sent: its entry's login failed. */
+  refused(secret: ScopedSecret): void {
+    this.countsOf(entryOf(secret)).refused++;
+  }
+
+  login(event: LoginEvent): void {
+    const counts = this.countsOf(loginEntry(event.login));
+    if (event.kind === 'login') {
+      counts.logins++;
+      if (event.relogin) counts.relogins++;
+    } else if (event.kind === 'login-failed') {
+      counts.loginFailures++;
+      counts.failure = event.reason;
+    }
+  }
+
+  figures(): AuthFigures {
+    return {
+      requests: this.requests,
+      authenticated: this.authenticated,
+      entries: [...this.counts].map(([entry, counts]) => ({ entry, ...counts })),
+    };
+  }
+
+  private countsOf(entry: SecretEntry): Counts {
+    let counts = this.counts.get(entry);
+    if (counts === undefined) {
+      counts = { requests: 0, refused: 0, logins: 0, loginFailures: 0, relogins: 0 };
+      this.counts.set(entry, counts);
+    }
+    return counts;
+  }
+}
