@@ -33,7 +33,7 @@ export {
   VULN_STATUSES,
   type VulnStatus,
 } from './model.js';
-export { type RetestInput, statusAfterRetest } from './retests.js';
+export { isTriagedByHand, type RetestInput, statusAfterRetest } from './retests.js';
 export { SCAN_SORT_FIELDS, type ScanInput, type ScanQuery, type ScanSortField } from './scans.js';
 export { type ScratchDatabase, scratchPostgres, scratchSqlite } from './scratch.js';
 export { type OpenOptions, openStore, Store } from './store.js';
