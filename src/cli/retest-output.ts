@@ -6,30 +6,35 @@
 import pc from 'picocolors';
 import { formatElapsed, serializeEvent } from '../output/index.js';
 import type { RetestOutcome } from '../retest/index.js';
-import { formatTimestamp, type RetestResult } from '../store/index.js';
+import { formatTimestamp, isTriagedByHand, type RetestResult, type VulnStatus } from '../store/index.js';
 
 type Colours = ReturnType<typeof pc.createColors>;
 
-/** `[vuln_id] template-id target → matched | not matched (fixed) | error: reason`. */
-export function retestLine(outcome: RetestOutcome, colour: boolean): string {
+/**
+ * `[vuln_id] template-id target → matched | not matched (fixed) | error: reason`, with `(kept
+ * false_positive)` instead of `(fixed)` or after `matched` when the finding's status was set by hand
+ * and so stays as it was.
+ */
+export function retestLine(outcome: RetestOutcome, status: VulnStatus, colour: boolean): string {
   const c = pc.createColors(colour);
   const { finding } = outcome;
   const head = `[${c.dim(finding.id)}] ${c.greenBright(finding.templateId)} ${outcome.target} → `;
-  return `${head}${verdictText(outcome, c)}`;
+  return `${head}${verdictText(outcome, status, c)}`;
 }
 
-function verdictText(outcome: RetestOutcome, c: Colours): string {
+function verdictText(outcome: RetestOutcome, status: VulnStatus, c: Colours): string {
   const { verdict } = outcome;
+  const kept = isTriagedByHand(status) ? ` (kept ${status})` : '';
   switch (verdict.resultType) {
     case 'matched': {
-      if (verdict.same) return c.red('matched');
+      if (verdict.same) return `${c.red('matched')}${kept}`;
       const where = verdict.match['matched-at'] ?? '';
       const values = verdict.match['extracted-results'] ?? [];
       const shown = values.length === 0 ? '' : ` [${values.map((v) => JSON.stringify(v)).join(',')}]`;
-      return `${c.red('matched')} (now ${where}${shown})`;
+      return `${c.red('matched')} (now ${where}${shown})${kept}`;
     }
     case 'not_matched':
-      return c.green('not matched (fixed)');
+      return kept === '' ? c.green('not matched (fixed)') : `${c.green('not matched')}${kept}`;
     case 'error':
       return `${c.yellow('error')}: ${verdict.reason}`;
   }
@@ -58,6 +63,8 @@ export interface RetestTally {
   matched: number;
   notMatched: number;
   errors: number;
+  /** Findings matched or not whose status, set by hand, the retest kept. */
+  keptTriage: number;
 }
 
 export interface RetestSummary {
@@ -76,11 +83,15 @@ export function formatRetestSummary(summary: RetestSummary): string {
     summary.outcome === 'finished'
       ? `retest finished in ${elapsed}`
       : `retest ${summary.outcome} after ${elapsed}: ${done} of ${summary.findings} findings retested`;
+  const moved = tally.keptTriage === 0 ? '' : ' unless triaged';
   const rows: [string, string][] = [
     ['findings', String(summary.findings)],
-    ['matched', `${tally.matched}${tally.matched > 0 ? ' (open)' : ''}`],
-    ['not matched', `${tally.notMatched}${tally.notMatched > 0 ? ' (fixed)' : ''}`],
+    ['matched', `${tally.matched}${tally.matched > 0 ? ` (open${moved})` : ''}`],
+    ['not matched', `${tally.notMatched}${tally.notMatched > 0 ? ` (fixed${moved})` : ''}`],
     ['errors', `${tally.errors}${tally.errors > 0 ? ' (status unchanged)' : ''}`],
+    ...(tally.keptTriage === 0
+      ? []
+      : [['triaged', `${tally.keptTriage} (status set by hand, unchanged)`] as [string, string]]),
     ['requests', String(summary.requests)],
   ];
   return `${heading}\n${rows.map(([name, value]) => `  ${name.padEnd(11)} ${value}\n`).join('')}`;

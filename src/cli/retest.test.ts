@@ -236,6 +236,40 @@ describe.each(ENGINES)('keyhole retest ($engine)', ({ create }) => {
     ]);
   });
 
+  it('records the retest of a finding triaged by hand and keeps its status, matched or not', async () => {
+    const scanId = await scanApp();
+    const findings = await store.findings.ofScan(scanId, { limit: 10 });
+    const debug = findings.find((f) => f.templateId === 'debug-page');
+    const admin = findings.find((f) => f.templateId === 'admin-panel');
+    const triaged = await keyhole('findings', 'set-status', 'false_positive', debug?.id ?? '');
+    expect(triaged.code, triaged.err).toBe(0);
+
+    const still = await keyhole('retest', '--scan', scanId, '-sf', 'secrets.yaml');
+    expect(still.code, still.err).toBe(0);
+    expect(lines(still.out)).toContain(
+      `[${debug?.id}] debug-page ${host.origin} → matched (kept false_positive)`,
+    );
+    app.vulnerable = false;
+    const gone = await keyhole('retest', '--scan', scanId, '-sf', 'secrets.yaml');
+    expect(gone.code, gone.err).toBe(0);
+    expect(lines(gone.out).sort()).toEqual(
+      [
+        `[${admin?.id}] admin-panel ${host.origin} → not matched (fixed)`,
+        `[${debug?.id}] debug-page ${host.origin} → not matched (kept false_positive)`,
+      ].sort(),
+    );
+    expect(gone.err).toContain('not matched 2 (fixed unless triaged)');
+    expect(gone.err).toContain('triaged     1 (status set by hand, unchanged)');
+
+    expect((await store.findings.get(debug?.id ?? ''))?.vulnStatus).toBe('false_positive');
+    expect((await store.findings.get(admin?.id ?? ''))?.vulnStatus).toBe('fixed');
+    const recorded = await store.retests.ofFinding(debug?.id ?? '');
+    expect(recorded.map((r) => [r.resultType, r.matcherStatus, r.vulnStatus])).toEqual([
+      ['not_matched', false, 'false_positive'],
+      ['matched', true, 'false_positive'],
+    ]);
+  });
+
   it('prints each recorded retest result as a JSON line with -j', async () => {
     const scanId = await scanApp();
     const result = await keyhole('retest', '--scan', scanId, '-sf', 'secrets.yaml', '-j');

@@ -1,7 +1,14 @@
 import { type RetestOutcome, type RetestSubject, retestFindings, retestTarget } from '../retest/index.js';
 import { ScanStats } from '../scan/index.js';
 import { REDACTED } from '../secretfile/index.js';
-import { describeLocation, type Finding, isId, type Store } from '../store/index.js';
+import {
+  describeLocation,
+  type Finding,
+  isId,
+  isTriagedByHand,
+  type Store,
+  type VulnStatus,
+} from '../store/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import {
@@ -95,7 +102,7 @@ async function retestAndRecord(
   io: CliIo,
 ): Promise<RetestRun> {
   const recording = new AbortController();
-  const tally: RetestTally = { matched: 0, notMatched: 0, errors: 0 };
+  const tally: RetestTally = { matched: 0, notMatched: 0, errors: 0, keptTriage: 0 };
   let failure: string | undefined;
   const colour = io.stdout.isTTY && (io.env.NO_COLOR ?? '') === '';
   const { aborted } = await retestFindings(
@@ -112,8 +119,9 @@ async function retestAndRecord(
       if (failure !== undefined) return;
       try {
         const recorded = await record(store, outcome);
-        count(tally, outcome);
-        io.stdout.write(`${config.jsonl ? retestJson(recorded) : retestLine(outcome, colour)}\n`);
+        count(tally, outcome, recorded.vulnStatus);
+        const line = config.jsonl ? retestJson(recorded) : retestLine(outcome, recorded.vulnStatus, colour);
+        io.stdout.write(`${line}\n`);
       } catch (error) {
         failure = `the retest of ${outcome.finding.id} could not be recorded: ${messageOf(error)}`;
         recording.abort(new Error(failure));
@@ -220,7 +228,8 @@ async function record(store: Store, outcome: RetestOutcome<Finding | RetestSubje
   });
 }
 
-function count(tally: RetestTally, outcome: RetestOutcome): void {
+function count(tally: RetestTally, outcome: RetestOutcome, status: VulnStatus): void {
+  if (outcome.verdict.resultType !== 'error' && isTriagedByHand(status)) tally.keptTriage++;
   switch (outcome.verdict.resultType) {
     case 'matched':
       tally.matched++;

@@ -113,14 +113,24 @@ describe('keyhole scan output', () => {
     expect(Object.keys(events[0]).slice(0, 3)).toEqual(['template-id', 'template-path', 'info']);
   });
 
-  it('also prints runs that matched nothing with -ms', async () => {
-    const result = await scan('-u', host.origin, '-t', 'found.yaml', '-t', 'missing.yaml', '-ms');
+  it('also prints runs that matched nothing with -ms, with the URL they were run on', async () => {
+    const result = await scan('-u', `${host.origin}/shop/`, '-t', 'found.yaml', '-t', 'missing.yaml', '-ms');
     expect(lines(result.out).sort()).toEqual([
-      `[found:version] [matched] [http] [info] ${host.origin}/found ["4.2.1"]`,
-      `[missing] [failed] [http] [info] 127.0.0.1`,
+      `[found:version] [matched] [http] [info] ${host.origin}/shop/found ["4.2.1"]`,
+      `[missing] [failed] [http] [info] ${host.origin}/shop/`,
     ]);
-    const jsonl = await scan('-u', host.origin, '-t', 'missing.yaml', '-ms', '-j');
-    expect(JSON.parse(jsonl.out)).toMatchObject({ 'template-id': 'missing', 'matcher-status': false });
+    const jsonl = await scan('-u', `${host.origin}/shop/`, '-t', 'missing.yaml', '-ms', '-j');
+    const failed = JSON.parse(jsonl.out);
+    expect(failed).toMatchObject({
+      'template-id': 'missing',
+      'matcher-status': false,
+      host: '127.0.0.1',
+      port: String(host.port),
+      scheme: 'http',
+      url: `${host.origin}/shop/`,
+      path: '/shop/',
+    });
+    expect(failed['matched-at']).toBeUndefined();
   });
 
   it('writes findings to -o as console lines, or as JSONL with -j, while stdout shows them too', async () => {

@@ -254,7 +254,6 @@ async function withProgress<T>(output: ScanOutput, stats: ScanStats, work: () =>
     requests: stats.requests,
     findings: stats.findingCount,
     errors: stats.errors,
-    elapsedMs: stats.elapsedMs,
   });
   output.startProgress(figures());
   const ticker = setInterval(() => output.updateProgress(figures()), 250);

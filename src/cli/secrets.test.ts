@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from './io.js';
 import { run } from './program.js';
 
@@ -43,6 +43,10 @@ beforeAll(async () => {
     await writeFile(join(dir, name), text);
     await chmod(join(dir, name), 0o600);
   }
+});
+
+afterAll(async () => {
+  if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
 
 async function cli(...argv: string[]) {

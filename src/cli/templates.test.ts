@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { memoryIo } from './io.js';
 import { run } from './program.js';
 
@@ -17,8 +17,20 @@ http:
     atack: pitchfork
 `;
 
-function fixtures(): string {
+/** The folders a test made, removed after it. */
+const folders: string[] = [];
+afterEach(() => {
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function scratchFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), 'keyhole-templates-'));
+  folders.push(dir);
+  return dir;
+}
+
+function fixtures(): string {
+  const dir = scratchFolder();
   writeFileSync(join(dir, 'broken.yaml'), BROKEN);
   writeFileSync(
     join(dir, 'dns.yml'),
@@ -59,7 +71,7 @@ describe('keyhole templates validate', () => {
   });
 
   it('points at a misspelt helper function and a bad regex by line and column', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'keyhole-templates-'));
+    const dir = scratchFolder();
     const file = join(dir, 'typo.yaml');
     writeFileSync(
       file,

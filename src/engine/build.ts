@@ -144,7 +144,7 @@ export function buildPathRequest(
       `"${parts.url}" is not an http(s) URL; paths start with {{BaseURL}} or {{RootURL}}`,
     );
   }
-  const query = mergeQuery(parts.targetQuery, parsed.query);
+  const query = mergeQueries(parts.targetQuery, parsed.query);
   const path = parsed.path === '' ? '/' : parsed.path.startsWith('/') ? parsed.path : `/${parsed.path}`;
   const target = query === undefined ? path : `${path}?${query}`;
   const place = {
@@ -201,14 +201,4 @@ function userAgentHeader(userAgent: string): HeaderField {
     if (userAgentHeaders.size < 64) userAgentHeaders.set(userAgent, header);
   }
   return header;
-}
-
-/** Target parameters first; a parameter the request repeats exactly (from `{{BaseURL}}`) is kept once. */
-function mergeQuery(targetQuery: string | undefined, own: string | undefined): string | undefined {
-  if (targetQuery === undefined || targetQuery === '' || own === undefined || own === '') {
-    return mergeQueries(targetQuery, own);
-  }
-  const seen = new Set(targetQuery.split('&'));
-  const added = own.split('&').filter((pair) => !seen.has(pair));
-  return mergeQueries(targetQuery, added.length === 0 ? undefined : added.join('&'));
 }

@@ -39,9 +39,17 @@ describe('console lines', () => {
     );
   });
 
-  it('say matched or failed with -ms, and fall back to the host when nothing matched', () => {
-    const failed = event({ 'matcher-status': false, 'matched-at': undefined });
+  it('say matched or failed with -ms, and show the URL tried when nothing matched', () => {
+    const failed = event({
+      'matcher-status': false,
+      'matched-at': undefined,
+      url: 'https://app.test:8443/shop',
+    });
     expect(formatFinding(failed, { colour: false, matcherStatus: true })).toBe(
+      '[exposed-panel] [failed] [http] [high] https://app.test:8443/shop',
+    );
+    const imported = event({ 'matcher-status': false, 'matched-at': undefined, url: undefined });
+    expect(formatFinding(imported, { colour: false, matcherStatus: true })).toBe(
       '[exposed-panel] [failed] [http] [high] app.test',
     );
     expect(formatFinding(event(), { colour: false, matcherStatus: true })).toContain('] [matched] [');

@@ -1,7 +1,8 @@
 /**
  * A finding as one console line, the way nuclei prints it:
  * `[template-id:matcher] [http] [severity] matched-at ["extracted",…] [name="payload",…]`,
- * with `[matched]`/`[failed]` after the id when non-matches are shown too (`-ms`).
+ * with `[matched]`/`[failed]` after the id when non-matches are shown too (`-ms`); a run that
+ * matched nothing shows the URL it was run on.
  */
 import pc from 'picocolors';
 import type { ResultEvent, Severity } from './event.js';
@@ -24,7 +25,9 @@ export function formatFinding(event: ResultEvent, format: ConsoleFormat): string
   let line = `[${c.greenBright(event['template-id'])}${name === undefined || name === '' ? '' : `:${c.bold(c.greenBright(name))}`}]`;
   if (format.matcherStatus) line += ` [${event['matcher-status'] ? c.green('matched') : c.red('failed')}]`;
   line += ` [${c.blueBright(event.type)}] [${severityLabel(event.info.severity, c)}] `;
-  line += event['matched-at'] ?? event.host ?? '';
+  // A run that matched nothing has no matched-at (as in nuclei's events): its input URL says where
+  // it was tried, scheme, port and path included, where nuclei's line shows only the host.
+  line += event['matched-at'] ?? event.url ?? event.host ?? '';
   const extracted = event['extracted-results'] ?? [];
   if (extracted.length > 0) {
     line += ` [${extracted.map((item) => c.cyanBright(quoteForScreen(item.trim()))).join(',')}]`;

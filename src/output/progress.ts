@@ -6,14 +6,42 @@ export interface ProgressFigures {
   /** Template runs finished (one template against one target). */
   readonly done: number;
   readonly total: number;
+  /** Requests sent since the scan started. */
   readonly requests: number;
   readonly findings: number;
   readonly errors: number;
-  readonly elapsedMs: number;
 }
 
 const FORMAT =
-  '{bar} {value}/{total} templates | {rate} req/s | {findings} findings | {errors} errors | {duration_formatted}';
+  '{bar} {value}/{total} runs | {rate} req/s | {findings} findings | {errors} errors | {duration_formatted}';
+
+/** How far back the request rate looks: long enough to be steady, short enough to follow `-rl`. */
+export const RATE_WINDOW_MS = 5000;
+
+/**
+ * Requests per second over the last {@link RATE_WINDOW_MS}, from the running request count: not
+ * the average since the start (which hides a slowdown for minutes) nor the last instant's (which
+ * jumps with every batch). The samples are kept only for the window, so memory stays flat.
+ */
+export class RequestRate {
+  private readonly samples: { readonly at: number; readonly count: number }[] = [];
+
+  constructor(
+    private readonly now: () => number,
+    private readonly windowMs = RATE_WINDOW_MS,
+  ) {}
+
+  /** Records the running count, and returns the rate over the window ending now. */
+  sample(count: number): number {
+    const at = this.now();
+    this.samples.push({ at, count });
+    // The newest sample at or before the window's start stays, as the window's starting point.
+    while (this.samples.length > 1 && (this.samples[1]?.at ?? at) <= at - this.windowMs) this.samples.shift();
+    const [first] = this.samples;
+    if (first === undefined || at <= first.at) return 0;
+    return ((count - first.count) * 1000) / (at - first.at);
+  }
+}
 
 /**
  * The progress bar of a scan, on a terminal only (callers create it only when the stream is one). It
@@ -22,9 +50,14 @@ const FORMAT =
  */
 export class ProgressBar {
   private readonly bar: SingleBar;
+  private readonly rate: RequestRate;
   private active = false;
 
-  constructor(private readonly stream: TextSink) {
+  constructor(
+    private readonly stream: TextSink,
+    now: () => number = Date.now,
+  ) {
+    this.rate = new RequestRate(now);
     this.bar = new SingleBar({
       stream: stream as unknown as NodeJS.WritableStream,
       format: FORMAT,
@@ -38,14 +71,14 @@ export class ProgressBar {
   }
 
   start(figures: ProgressFigures): void {
-    this.bar.start(figures.total, figures.done, payload(figures));
+    this.bar.start(figures.total, figures.done, this.payload(figures));
     this.active = true;
   }
 
   update(figures: ProgressFigures): void {
     if (!this.active) return;
     this.bar.setTotal(figures.total);
-    this.bar.update(figures.done, payload(figures));
+    this.bar.update(figures.done, this.payload(figures));
   }
 
   /** Runs `write` (which prints whole lines) with the bar moved out of the way. */
@@ -64,13 +97,12 @@ export class ProgressBar {
     this.active = false;
     this.bar.stop();
   }
-}
 
-function payload(figures: ProgressFigures): Record<string, string | number> {
-  const seconds = figures.elapsedMs / 1000;
-  return {
-    rate: seconds > 0 ? Math.round(figures.requests / seconds) : 0,
-    findings: figures.findings,
-    errors: figures.errors,
-  };
+  private payload(figures: ProgressFigures): Record<string, string | number> {
+    return {
+      rate: Math.round(this.rate.sample(figures.requests)),
+      findings: figures.findings,
+      errors: figures.errors,
+    };
+  }
 }

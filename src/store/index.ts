@@ -33,7 +33,7 @@ export {
   VULN_STATUSES,
   type VulnStatus,
 } from './model.js';
-export { type RetestInput, statusAfterRetest } from './retests.js';
+export { isTriagedByHand, type RetestInput, statusAfterRetest } from './retests.js';
 export type {
   AuthEntry,
   AuthenticationFigures,

@@ -18,11 +18,21 @@ export interface RetestInput {
   readonly template?: TemplateRef;
 }
 
-/** How a retest moves the finding: reproduced → open, not reproduced → fixed, error → unchanged. */
+/** The statuses a retest may move a finding between; every other one is a person's triage. */
+export const RETEST_STATUSES = ['open', 'fixed'] as const satisfies readonly VulnStatus[];
+
+/** True when the status is a person's decision (false_positive, triaged, …) that a retest keeps. */
+export function isTriagedByHand(status: VulnStatus): boolean {
+  return !(RETEST_STATUSES as readonly VulnStatus[]).includes(status);
+}
+
+/**
+ * How a retest moves the finding: reproduced → open, not reproduced → fixed, error → unchanged. A
+ * status set by hand is never changed.
+ */
 export function statusAfterRetest(resultType: ResultType, current: VulnStatus): VulnStatus {
-  if (resultType === 'matched') return 'open';
-  if (resultType === 'not_matched') return 'fixed';
-  return current;
+  if (isTriagedByHand(current) || resultType === 'error') return current;
+  return resultType === 'matched' ? 'open' : 'fixed';
 }
 
 export class Retests {
@@ -32,15 +42,14 @@ export class Retests {
     return this.conn.db;
   }
 
-  /** Records a retest of a finding and moves the finding's status, in one transaction. */
+  /** Records a retest of a finding and moves the finding's status (see {@link statusAfterRetest}), in one transaction. */
   async record(input: RetestInput): Promise<RetestResult> {
     const id = newId();
     await writeTransaction(this.conn, async (db) => {
-      const finding = await db
-        .selectFrom('finding')
-        .selectAll()
-        .where('id', '=', input.vulnId)
-        .executeTakeFirst();
+      const read = db.selectFrom('finding').selectAll().where('id', '=', input.vulnId);
+      // Locked on PostgreSQL (SQLite's write transaction already excludes other writers), so a
+      // triage set while the retest is recorded is not overwritten with the status read here.
+      const finding = await (this.conn.engine === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
       if (finding === undefined)
         throw new StoreRequestError(`no finding has the vuln id ${input.vulnId}`, 'not_found');
       const now = Date.now();

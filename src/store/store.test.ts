@@ -164,6 +164,33 @@ describe.each(ENGINES)('store on $engine', ({ create }) => {
     );
   });
 
+  it.each(['false_positive', 'triaged', 'accepted_risk', 'duplicate', 'fix_in_progress'] as const)(
+    'records retests of a finding triaged %s by hand and keeps that status',
+    async (triage) => {
+      const scan = await store.scans.create({ teamId, name: `triaged ${triage}` });
+      await store.scans.markRunning(scan.id);
+      const { finding } = await store.findings.add(
+        scan.id,
+        event({ 'matched-at': `https://app.test/${triage}` }),
+      );
+      await store.findings.setStatus(finding.id, triage);
+      for (const resultType of ['matched', 'not_matched', 'error'] as const) {
+        const recorded = await store.retests.record({ vulnId: finding.id, resultType, events: [] });
+        expect(recorded).toMatchObject({
+          resultType,
+          matcherStatus: resultType === 'matched',
+          vulnStatus: triage,
+        });
+        expect((await store.findings.get(finding.id))?.vulnStatus).toBe(triage);
+      }
+      expect((await store.retests.ofFinding(finding.id)).map((r) => r.resultType)).toEqual([
+        'error',
+        'not_matched',
+        'matched',
+      ]);
+    },
+  );
+
   it('keeps asset lists with their targets in order', async () => {
     const list = await store.assets.create({
       teamId,

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { compileTemplateString, type TemplateString } from '../dsl/index.js';
 import { payloadFileReader } from './load.js';
 import type { PayloadSet, Payloads } from './model.js';
@@ -70,8 +70,14 @@ describe('payload files', () => {
     expect(payloadFileValues('a\r\n\r\nb\nc')).toEqual(['a', 'b', 'c']);
   });
 
+  const trees: string[] = [];
+  afterEach(() => {
+    for (const root of trees.splice(0)) rmSync(root, { recursive: true, force: true });
+  });
+
   function tree(): string {
     const root = mkdtempSync(join(tmpdir(), 'keyhole-payloads-'));
+    trees.push(root);
     mkdirSync(join(root, 'http', 'plugins'), { recursive: true });
     mkdirSync(join(root, 'helpers', 'lists'), { recursive: true });
     writeFileSync(join(root, 'helpers', 'lists', 'users.txt'), 'admin\nroot\n');

@@ -21,7 +21,7 @@ function target(url: string): TargetUrl {
 describe('targetVariables', () => {
   it('derives every variable of a URL with port, path and file', () => {
     expect(targetVariables(target('https://www.app.example.co.uk:8443/blog/index.php?x=1'))).toEqual({
-      BaseURL: 'https://www.app.example.co.uk:8443/blog/index.php?x=1',
+      BaseURL: 'https://www.app.example.co.uk:8443/blog/index.php',
       RootURL: 'https://www.app.example.co.uk:8443',
       Hostname: 'www.app.example.co.uk:8443',
       Host: 'www.app.example.co.uk',
@@ -30,13 +30,18 @@ describe('targetVariables', () => {
       File: 'index.php',
       Query: '?x=1',
       Scheme: 'https',
-      Input: 'https://www.app.example.co.uk:8443/blog/index.php?x=1',
+      Input: 'https://www.app.example.co.uk:8443/blog/index.php',
       FQDN: 'www.app.example.co.uk',
       RDN: 'example.co.uk',
       DN: 'example',
       TLD: 'co.uk',
       SD: 'www.app',
     });
+  });
+
+  it('gives Query the parameters grouped by name, the names sorted, as Go encodes url.Values', () => {
+    expect(targetVariables(target('http://app.test/?b=2&a=1&b=1&c')).Query).toBe('?a=1&b=2&b=1&c');
+    expect(targetVariables(target('http://app.test/?')).Query).toBe('');
   });
 
   it('takes the port from the scheme when the URL has none', () => {

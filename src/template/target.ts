@@ -234,9 +234,9 @@ export interface TargetVariableOptions {
 
 /**
  * The variables nuclei derives from the target URL (`pkg/protocols/utils/variables.go`):
- * `BaseURL`, `RootURL`, `Hostname` (host[:port] as written), `Host` (no port), `Port` (default from
- * the scheme), `Path` (directory of the path), `File` (last segment), `Query`, `Scheme`, `Input`,
- * and the DNS parts `FQDN`, `RDN` (registrable domain), `DN`, `TLD` (public suffix), `SD`
+ * `BaseURL` and `Input` (the URL without its query), `RootURL`, `Hostname` (host[:port] as
+ * written), `Host` (no port), `Port` (default from the scheme), `Path` (directory of the path),
+ * `File` (last segment), `Query` (see {@link queryVariable}), `Scheme`, and the DNS parts `FQDN`, `RDN` (registrable domain), `DN`, `TLD` (public suffix), `SD`
  * (subdomain). The DNS parts other than `FQDN` are absent for IP addresses and names that are not
  * under a public suffix (`localhost`), as in nuclei; a request that needs them is then skipped as
  * unresolved.
@@ -245,20 +245,21 @@ export function targetVariables(
   target: TargetUrl,
   options: TargetVariableOptions = {},
 ): Record<string, string> {
-  const trimmed =
-    options.trimTrailingSlash === true && target.path.endsWith('/')
-      ? { ...target, path: target.path.slice(0, -1) }
-      : target;
-  const baseUrl = formatTargetUrl(trimmed);
+  const path =
+    options.trimTrailingSlash === true && target.path.endsWith('/') ? target.path.slice(0, -1) : target.path;
+  // Without the query: a request built on BaseURL gets the target's query merged in after its own
+  // path (`https://a/p?x=1` + `{{BaseURL}}/y` is `https://a/p/y?x=1`).
+  const { query: _, ...withoutQuery } = target;
+  const baseUrl = formatTargetUrl({ ...withoutQuery, path });
   const vars: Record<string, string> = {
     BaseURL: baseUrl,
     RootURL: rootUrl(target),
     Hostname: target.host,
     Host: target.hostname,
     Port: effectivePort(target),
-    Path: directoryOf(trimmed.path),
-    File: lastSegmentOf(trimmed.path),
-    Query: target.query === undefined || target.query === '' ? '' : `?${target.query}`,
+    Path: directoryOf(path),
+    File: lastSegmentOf(path),
+    Query: queryVariable(target.query),
     Scheme: target.scheme,
     Input: baseUrl,
     FQDN: target.hostname,
@@ -271,6 +272,25 @@ export function targetVariables(
     vars.SD = domain.subdomain ?? '';
   }
   return vars;
+}
+
+/**
+ * nuclei's `Query`: `?` and the target's parameters grouped by name, the names in byte order (Go's
+ * sorted `url.Values`), each name's values in their written order; `''` without parameters.
+ */
+function queryVariable(query: string | undefined): string {
+  if (query === undefined || query === '') return '';
+  const byName = new Map<string, string[]>();
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = equals < 0 ? pair : pair.slice(0, equals);
+    const pairs = byName.get(name);
+    if (pairs === undefined) byName.set(name, [pair]);
+    else pairs.push(pair);
+  }
+  const names = [...byName.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return names.length === 0 ? '' : `?${names.flatMap((name) => byName.get(name) ?? []).join('&')}`;
 }
 
 /** Go's `path.Dir`, `.` mapped to `''` as nuclei does. */

@@ -1,6 +1,7 @@
-import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 import { formatDiagnostic } from '../../source/index.js';
 import { type LoadOptions, type LoadResult, loadSecretFiles } from '../load.js';
 
@@ -32,12 +33,25 @@ http:
           - 'csrf=[a-z0-9]+'
 `;
 
-/** A fresh folder holding `files` (mode 600 unless the name is in `readable`). */
+/** The folders made by {@link folderWith} in the running test file. */
+const folders: string[] = [];
+
+// Registered when a test file first imports this module (each file gets its own copy of it), so
+// every folder its tests made is removed once they are done, however the file uses the helpers.
+afterAll(async () => {
+  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/**
+ * A fresh folder holding `files` (mode 600 unless the name is in `readable`), removed after the
+ * test file's tests.
+ */
 export async function folderWith(
   files: Record<string, string>,
   readable: readonly string[] = [],
 ): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'keyhole-secrets-'));
+  folders.push(dir);
   for (const [name, text] of Object.entries(files)) {
     const path = join(dir, name);
     await mkdir(dirname(path), { recursive: true });
