@@ -1,7 +1,7 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
 import { readFile } from 'node:fs/promises';
 import { enqueueScan } from '../queue/index.js';
-import { describeLocation, resolveLocation, type Store } from '../store/index.js';
+import { type AuthEntry, describeLocation, resolveLocation, type Store } from '../store/index.js';
 import type { ParsedTemplate } from '../template/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
@@ -27,6 +27,8 @@ export interface QueueRequest {
   readonly assetIds: readonly string[];
   readonly rescanOf: string | undefined;
   readonly chunkSize: number;
+  /** The secret-file entries that apply to its targets: only workers that have them run it. */
+  readonly plannedEntries: readonly AuthEntry[];
 }
 
 /** Records the queued scan; its id on stdout (for scripts), what was queued on stderr. */
@@ -47,6 +49,7 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
     templates: refs,
     assetIds: request.assetIds,
     chunkSize,
+    plannedEntries: request.plannedEntries,
     ...(request.rescanOf === undefined ? {} : { rescanOf: request.rescanOf }),
   });
   const chunks = await store.chunks.ofScan(scan.id);
@@ -56,6 +59,10 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
       `(${plural(scan.totalScan, 'template run')}) in ${plural(chunks.length, 'chunk')} of up to ${chunkSize} targets; ` +
       'keyhole worker with the same --db runs it',
   );
+  if (request.plannedEntries.length > 0) {
+    const entries = request.plannedEntries.map((e) => e.label).join(', ');
+    output.info(`only workers whose secret files have ${entries} run it (the same kind and scope; values stay with the workers)`);
+  }
   return ExitCode.ok;
 }
 

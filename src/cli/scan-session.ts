@@ -25,6 +25,7 @@ import {
   loginEntry,
   Redactor,
   SecretResolver,
+  type SecretEntry,
   type SecretSet,
 } from '../secretfile/index.js';
 import { formatDiagnostic } from '../source/index.js';
@@ -221,6 +222,20 @@ async function prefetchTargets(
     logins.push({ login, target: originOf(resolved.url) });
   }
   return logins;
+}
+
+/**
+ * The entries a queued scan is planned with: those that apply to one of its targets. Workers that
+ * lack one of them do not take the scan. The others are warned about, as a scan run here would.
+ */
+export function plannedSecretEntries(
+  set: SecretSet,
+  targets: readonly string[],
+  output: ScanOutput,
+): SecretEntry[] {
+  const covered = coverage(set, targets);
+  warnAboutCoverage(covered, targets.length, false, output);
+  return [...covered.firstTarget.keys()];
 }
 
 function originOf(url: string): string {

@@ -22,7 +22,7 @@ import type { CliIo } from './io.js';
 import { type ScanConfig, type ScanFlags, scanConfig } from './scan-options.js';
 import { ScanOutput } from './scan-output.js';
 import { queueScan, requireQueueStore } from './scan-queue.js';
-import { type LoadedSecrets, readSecrets, withScanSession } from './scan-session.js';
+import { type LoadedSecrets, plannedSecretEntries, readSecrets, withScanSession } from './scan-session.js';
 import { ScanTargets, storedAssets } from './scan-targets.js';
 import { withStore } from './store-access.js';
 
@@ -199,8 +199,19 @@ async function scanWith(
   if (config.queue !== undefined && stored !== undefined) {
     const name = config.name ?? rescanOf?.name ?? defaultName(targets);
     const assetIds = rescanOf?.assetIds ?? config.assets;
+    const plannedEntries = secrets === undefined ? [] : plannedSecretEntries(secrets.set, targets, output);
     return queueScan(
-      { ...stored, name, targets, templates, texts, assetIds, rescanOf: rescanOf?.id, ...config.queue },
+      {
+        ...stored,
+        name,
+        targets,
+        templates,
+        texts,
+        assetIds,
+        rescanOf: rescanOf?.id,
+        plannedEntries,
+        ...config.queue,
+      },
       io,
       output,
     );

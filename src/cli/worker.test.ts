@@ -235,6 +235,95 @@ describe('keyhole scan --queue and keyhole worker', () => {
     expect((await store.chunks.ofScan(scan.id))[0]).toMatchObject({ state: 'failed', attempts: 2 });
   });
 
+  it('leaves a scan queued with secrets to workers that have them, saying why it waits, and records its authentication', async () => {
+    one.requests.length = 0;
+    ws.file(
+      'elsewhere.yaml',
+      `static:\n  - type: header\n    domains: ["${two.authority}"]\n    headers: [{key: X-Api-Key, value: other-key-31}]\n`,
+    );
+    const queued = await ws.cli([
+      'scan',
+      '--queue',
+      '--db',
+      url,
+      '-u',
+      `${one.origin}/p`,
+      '-t',
+      'found.yaml',
+      '--name',
+      'planned',
+      '-sf',
+      'secrets.yaml',
+    ]);
+    expect(queued.code, queued.err).toBe(0);
+    expect(queued.err).toContain('only workers whose secret files have static[0] of secrets.yaml run it');
+    const scanId = queued.out.trim();
+    const bare = worker();
+    const elsewhere = worker('-sf', 'elsewhere.yaml');
+    const waits =
+      /^waiting for a worker whose secret files have static\[0\] of secrets\.yaml: worker \S+ lacks it$/;
+    await until(async () => waits.test((await store.scans.require(scanId)).failureReason));
+    await sleep(200);
+    expect((await store.scans.require(scanId)).status).toBe('queued');
+    expect(one.requests).toEqual([]);
+    for (const w of [bare, elsewhere]) {
+      expect(w.io.err()).toContain(
+        `[WRN] not taking scan ${scanId}: it was planned with static[0] of secrets.yaml, which this worker's secret files lack`,
+      );
+    }
+    const good = worker('-sf', 'secrets.yaml');
+    await until(async () => (await store.scans.require(scanId)).status === 'finished');
+    for (const w of [bare, elsewhere, good]) expect(await w.stop()).toBe(0);
+    expect(one.requests.map((r) => r.headers['x-api-key'])).toEqual([SECRET]);
+    const listed = await ws.cli(['scans', 'list', '--json', '--db', url, '--search', 'planned']);
+    const line = JSON.parse(listed.out.trim());
+    expect(line.failure_reason).toBeUndefined();
+    expect(line.authentication).toMatchObject({
+      requests: 1,
+      authenticated: 1,
+      entries: [
+        { entry: 'static[0] of secrets.yaml', kind: 'static', planned: true, requests: 1, refused: 0 },
+      ],
+    });
+  });
+
+  it('fails a chunk whose login failed instead of running it unauthenticated, and the scan once it failed --max-attempts times', async () => {
+    one.requests.length = 0;
+    ws.file(
+      'refused-login.yaml',
+      `id: refused-login\ninfo: {name: l, author: k, severity: info}\nhttp:\n  - method: POST\n    path: ["{{BaseURL}}/login"]\n    body: "user={{username}}"\n    matchers:\n      - type: status\n        status: [200]\n    extractors:\n      - type: regex\n        name: session\n        regex: ["[a-z]+"]\n`,
+    );
+    ws.file(
+      'dynamic.yaml',
+      `dynamic:\n  - template: refused-login.yaml\n    variables: [{name: username, value: admin}]\n    type: bearertoken\n    domains: ["${one.authority}"]\n    token: "{{session}}"\n`,
+    );
+    const queued = await ws.cli([
+      'scan',
+      '--queue',
+      '--db',
+      url,
+      '-u',
+      `${one.origin}/d`,
+      '-t',
+      'found.yaml',
+      '--name',
+      'refused',
+      '-sf',
+      'dynamic.yaml',
+    ]);
+    expect(queued.code, queued.err).toBe(0);
+    const scanId = queued.out.trim();
+    const w = worker('-sf', 'dynamic.yaml', '--max-attempts', '2');
+    await until(async () => (await store.scans.require(scanId)).status === 'failed');
+    expect(await w.stop()).toBe(0);
+    expect((await store.scans.require(scanId)).failureReason).toMatch(
+      /^chunk 1 of 1 failed 2 times: authentication failed: dynamic\[0\] of dynamic\.yaml: the login template refused-login did not match: .*; 1 request in its scope was not sent$/,
+    );
+    // Two logins (one per try), and nothing else: no template request went out without the session.
+    expect(one.requests.map((r) => r.path)).toEqual(['/login', '/login']);
+    expect(w.io.err().match(/\[ERR\] login failed for dynamic\[0\] of dynamic\.yaml/g)).toHaveLength(2);
+  });
+
   it('stops cleanly on a signal while idle, exiting 0', async () => {
     const w = worker();
     await sleep(200);

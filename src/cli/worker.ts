@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { runWorker, type WorkerSummary } from '../queue/index.js';
 import { ScanStats } from '../scan/index.js';
+import { entriesOf } from '../secretfile/index.js';
 import { ExitCode } from './exit.js';
 import type { CliIo } from './io.js';
 import { numberFlag, type RunFlags, runConfig } from './scan-options.js';
@@ -45,6 +46,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
         pollMs,
         maxAttempts,
         isLoginTemplate: (path) => logins.has(path),
+        secretEntries: secrets === undefined ? [] : entriesOf(secrets.set).map((e) => e.fingerprint),
         log: output,
       });
       output.info(`worker stopped: ${describe(summary)}`);

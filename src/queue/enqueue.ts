@@ -1,4 +1,4 @@
-import type { Scan, Store, TemplateRef } from '../store/index.js';
+import type { AuthEntry, Scan, Store, TemplateRef } from '../store/index.js';
 import { planChunks } from './plan.js';
 
 export interface QueuedScanInput {
@@ -9,6 +9,8 @@ export interface QueuedScanInput {
   readonly templates: readonly (TemplateRef & { readonly selfContained: boolean })[];
   readonly assetIds: readonly string[];
   readonly chunkSize: number;
+  /** The secret-file entries it was planned with (`-sf` at queue time): workers lacking one do not run it. */
+  readonly plannedEntries?: readonly AuthEntry[];
   /** The scan this one re-runs (`--rescan … --queue`). */
   readonly rescanOf?: string;
 }
@@ -16,7 +18,8 @@ export interface QueuedScanInput {
 /**
  * Records a scan `queued` for workers (`is_cloud`), its targets, its templates' text and its chunks,
  * in one transaction: a worker never sees a scan half written. Secrets are not part of it; each
- * worker brings its own.
+ * worker brings its own, and the entries it was planned with (kind and scope, never a value) say
+ * which workers may run it.
  */
 export async function enqueueScan(store: Store, input: QueuedScanInput): Promise<Scan> {
   const selfContained = input.templates.filter((t) => t.selfContained).length;
@@ -32,6 +35,7 @@ export async function enqueueScan(store: Store, input: QueuedScanInput): Promise
     assetIds: input.assetIds,
     totalScan: chunks.reduce((sum, c) => sum + c.runs, 0),
     chunks,
+    ...(input.plannedEntries === undefined ? {} : { plannedEntries: input.plannedEntries }),
     ...(input.rescanOf === undefined ? {} : { rescanOf: input.rescanOf }),
   });
 }

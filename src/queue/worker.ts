@@ -2,15 +2,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunnableTemplate } from '../engine/index.js';
 import { loadStoredTemplate } from '../retest/index.js';
 import {
+  type AuthLedger,
+  authenticationFailure,
+  figuresSince,
   plannedRuns,
   runScan,
   type ScanPlan,
   type ScanProblem,
   ScanStats,
+  storedFigures,
   type TargetResolution,
   type TemplateRunOptions,
 } from '../scan/index.js';
-import type { ChunkClaim, Store } from '../store/index.js';
+import type { ChunkClaim, ClaimScope, Store } from '../store/index.js';
 import { FindingWriter } from './finding-writer.js';
 
 /** What a worker runs templates with: the same session `keyhole scan` opens (secrets, client, rate limit). */
@@ -19,8 +23,12 @@ export interface WorkerSession {
   readonly signal: AbortSignal;
   /** Applied to every finding stored and every problem shown; undefined with `--no-redact`. */
   readonly redact: ((text: string) => string) | undefined;
+  /** Counts the requests and logins of the session: a chunk's are what it added. */
+  readonly ledger: AuthLedger;
   runOptions(matcherStatus: boolean): TemplateRunOptions;
   resolveTarget(target: string, signal?: AbortSignal): Promise<TargetResolution>;
+  /** A login that failed for one chunk is tried again for the next. */
+  retryFailedLogins(): void;
 }
 
 export interface WorkerLog {
@@ -45,6 +53,11 @@ export interface WorkerOptions {
   readonly teamId?: string;
   /** Stored templates this worker must not run: its own secret files' login templates. */
   readonly isLoginTemplate?: (path: string) => boolean;
+  /**
+   * Fingerprints of this worker's secret entries: it takes only scans planned with entries it has,
+   * so a scan queued with secrets never runs unauthenticated.
+   */
+  readonly secretEntries: readonly string[];
   readonly log: WorkerLog;
 }
 
@@ -68,10 +81,16 @@ export async function runWorker(
 ): Promise<WorkerSummary> {
   const summary: WorkerSummary = { chunksDone: 0, chunksGivenBack: 0, scansFinished: 0, findings: 0 };
   const templates = new TemplateCache(store, options);
+  const scope = {
+    entries: options.secretEntries,
+    ...(options.teamId === undefined ? {} : { teamId: options.teamId }),
+  };
+  const waiting = new WaitingScans(store, options);
   while (!session.signal.aborted) {
     let claim: ChunkClaim | undefined;
     try {
-      claim = await store.chunks.claim(options.id, options.leaseMs, options.teamId);
+      claim = await store.chunks.claim(options.id, options.leaseMs, scope);
+      if (claim === undefined) await waiting.report(scope);
     } catch (error) {
       options.log.error(`cannot take work from the store: ${messageOf(error)}; trying again`);
     }
@@ -173,6 +192,8 @@ async function runChunk(
   session.signal.addEventListener('abort', onStop, { once: true });
   const stats = new ScanStats(plannedRuns(plan));
   const writer = new FindingWriter(store, claim.scanId);
+  session.retryFailedLogins();
+  const authBefore = session.ledger.figures();
   const heartbeat = new Heartbeat(store, claim, stats, options, () => stop.abort(new Error('lease lost')));
   let aborted: boolean;
   try {
@@ -196,8 +217,10 @@ async function runChunk(
     session.signal.removeEventListener('abort', onStop);
     await heartbeat.stop();
   }
+  const authentication = figuresSince(authBefore, session.ledger.figures());
   try {
     await writer.flushed();
+    await store.authentication.add(claim.scanId, storedFigures(authentication));
   } catch (error) {
     return {
       outcome: { failure: `findings could not be recorded: ${messageOf(error)}` },
@@ -206,8 +229,41 @@ async function runChunk(
   }
   // A stop that came once every run was done does not waste the chunk.
   const complete = !aborted || stats.runsDone >= stats.runsTotal;
+  const failedLogin = authenticationFailure(authentication);
+  if (!heartbeat.lost && complete && failedLogin !== undefined)
+    return { outcome: { failure: failedLogin }, findings: writer.written };
   const outcome = heartbeat.lost ? 'lost' : complete ? 'done' : 'stopped';
   return { outcome, findings: writer.written };
+}
+
+/**
+ * Scans this worker may not take because they were planned with secret entries its files lack:
+ * said once per scan in its log, and on the scan while it is queued (its `failure_reason`), so the
+ * scan shows why it waits instead of waiting in silence.
+ */
+class WaitingScans {
+  private readonly reported = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: WorkerOptions,
+  ) {}
+
+  async report(scope: ClaimScope): Promise<void> {
+    for (const { scanId, missing } of await this.store.chunks.uncovered(scope)) {
+      if (this.reported.has(scanId)) continue;
+      if (this.reported.size >= 1000) this.reported.clear();
+      this.reported.add(scanId);
+      const entries = missing.join(', ');
+      this.options.log.warn(
+        `not taking scan ${scanId}: it was planned with ${entries}, which this worker's secret files lack (start a worker with them, -sf)`,
+      );
+      await this.store.chunks.noteWaiting(
+        scanId,
+        `waiting for a worker whose secret files have ${entries}: worker ${this.options.id} lacks ${missing.length === 1 ? 'it' : 'them'}`,
+      );
+    }
+  }
 }
 
 /** Renews the chunk's lease (and records its progress) every third of the lease, one renewal at a time. */

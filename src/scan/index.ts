@@ -27,7 +27,13 @@ export {
   type ScanRunSettings,
   type TemplateRunOptions,
 } from './run.js';
-export { executeScan, INTERRUPTED, type ScanOutcome, type ScanSettings } from './scan.js';
+export {
+  authenticationFailure,
+  executeScan,
+  INTERRUPTED,
+  type ScanOutcome,
+  type ScanSettings,
+} from './scan.js';
 export { type SenderOptions, scanSender } from './sender.js';
 export { ScanStats } from './stats.js';
 export { StoreRecorder, type StoreRecorderOptions } from './store-recorder.js';

@@ -1,4 +1,4 @@
-import type { AuthLedger } from './auth-ledger.js';
+import type { AuthFigures, AuthLedger } from './auth-ledger.js';
 import type { ScanRecorder, ScanStart } from './recorder.js';
 import { plannedRuns, runScan, type ScanPlan, type ScanRunSettings } from './run.js';
 
@@ -58,7 +58,7 @@ export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promi
   }
   stats.stop();
   const ledger = settings.ledger;
-  const failedLogins = ledger === undefined ? undefined : authenticationFailure(ledger);
+  const failedLogins = ledger === undefined ? undefined : authenticationFailure(ledger.figures());
   try {
     if (ledger !== undefined) recorder.authentication(ledger.figures());
     if (aborted) await recorder.fail(INTERRUPTED);
@@ -71,9 +71,12 @@ export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promi
   return failedLogins === undefined ? { outcome: 'finished' } : { outcome: 'failed', failure: failedLogins };
 }
 
-/** `authentication failed: dynamic[0] of s.yaml: why; 6 requests in its scope were not sent`. */
-function authenticationFailure(ledger: AuthLedger): string | undefined {
-  const failed = ledger.figures().entries.filter((e) => e.failure !== undefined);
+/**
+ * Why a scan (or a worker's chunk) that ran every template was still not the one asked for:
+ * `authentication failed: dynamic[0] of s.yaml: why; 6 requests in its scope were not sent`.
+ */
+export function authenticationFailure(figures: AuthFigures): string | undefined {
+  const failed = figures.entries.filter((e) => e.failure !== undefined);
   if (failed.length === 0) return undefined;
   const each = failed.map((e) => {
     const refused = e.refused === 1 ? '1 request' : `${e.refused} requests`;

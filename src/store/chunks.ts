@@ -39,6 +39,23 @@ export interface ChunkStatus {
   readonly lastError: string;
 }
 
+/** Which queued scans a worker may take. */
+export interface ClaimScope {
+  /** Only this team's scans (every team's when undefined). */
+  readonly teamId?: string;
+  /**
+   * Fingerprints of the worker's secret entries: a scan planned with an entry not among them is
+   * not taken (none given: only scans planned without secrets).
+   */
+  readonly entries?: readonly string[];
+}
+
+/** No planned entry of the scan `s` is missing from `entries`. */
+function coveredBy(entries: readonly string[]) {
+  return sql`not exists (select 1 from scan_auth a where a.scan_id = s.id and a.planned = 1
+    and not (a.fingerprint = any(${[...entries]}::text[])))`;
+}
+
 /** The lease clock is the database's, so workers on machines whose clocks differ agree on expiry. */
 const DB_NOW = sql<number>`(extract(epoch from statement_timestamp()) * 1000)::bigint`;
 
@@ -68,10 +85,13 @@ export class ScanChunks {
 
   /**
    * Takes the next chunk for `worker`, leased for `leaseMs`, of any team's scans or only of
-   * `teamId`'s; undefined when none is waiting.
+   * `teamId`'s, and only of scans whose planned secret entries are all among the worker's `entries`
+   * (fingerprints); undefined when none is waiting.
    */
-  async claim(worker: string, leaseMs: number, teamId?: string): Promise<ChunkClaim | undefined> {
+  async claim(worker: string, leaseMs: number, scope: ClaimScope = {}): Promise<ChunkClaim | undefined> {
+    const { teamId } = scope;
     const ofTeam = teamId === undefined ? sql`` : sql`and s.team_id = ${teamId}`;
+    const entries = [...(scope.entries ?? [])];
     return writeTransaction(this.postgres(), async (db) => {
       const claimed = await sql<ScanChunkTable & { team_id: string; chunk_count: number }>`
         update scan_chunk as c
@@ -81,6 +101,7 @@ export class ScanChunks {
           select k.scan_id, k.chunk from scan_chunk k join scan s on s.id = k.scan_id
           where s.status in ('queued', 'running') ${ofTeam}
             and (k.state = 'pending' or (k.state = 'running' and k.lease_until < ${DB_NOW}))
+            and ${coveredBy(entries)}
           order by s.created_at, k.scan_id, k.chunk
           limit 1
           for update of k skip locked
@@ -92,9 +113,10 @@ export class ScanChunks {
       const row = claimed.rows[0];
       if (row === undefined) return undefined;
       const now = Date.now();
+      // A note on why the scan waited (see noteWaiting) is over once a worker takes it.
       await db
         .updateTable('scan')
-        .set({ status: 'running', started_at: now, updated_at: now })
+        .set({ status: 'running', started_at: now, updated_at: now, failure_reason: '' })
         .where('id', '=', row.scan_id)
         .where('status', '=', 'queued')
         .execute();
@@ -110,6 +132,36 @@ export class ScanChunks {
         worker,
       };
     });
+  }
+
+  /**
+   * Scans with chunks waiting that a worker with `entries` may not take, because they were planned
+   * with secret entries it lacks; each with the labels of those entries.
+   */
+  async uncovered(scope: ClaimScope): Promise<{ readonly scanId: string; readonly missing: string[] }[]> {
+    const ofTeam = scope.teamId === undefined ? sql`` : sql`and s.team_id = ${scope.teamId}`;
+    const entries = [...(scope.entries ?? [])];
+    const rows = await sql<{ scan_id: string; label: string }>`
+      select a.scan_id, a.label from scan_auth a join scan s on s.id = a.scan_id
+      where a.planned = 1 and not (a.fingerprint = any(${entries}::text[]))
+        and s.status in ('queued', 'running') ${ofTeam}
+        and exists (select 1 from scan_chunk k where k.scan_id = s.id
+          and (k.state = 'pending' or (k.state = 'running' and k.lease_until < ${DB_NOW})))
+      order by s.created_at, a.scan_id, a.label`.execute(this.postgres().db);
+    const missing = new Map<string, string[]>();
+    for (const row of rows.rows) missing.set(row.scan_id, [...(missing.get(row.scan_id) ?? []), row.label]);
+    return [...missing].map(([scanId, labels]) => ({ scanId, missing: labels }));
+  }
+
+  /** Says why a queued scan waits (shown as its `failure_reason` until a worker takes it). */
+  async noteWaiting(scanId: string, reason: string): Promise<void> {
+    await this.postgres()
+      .db.updateTable('scan')
+      .set({ failure_reason: reason, updated_at: Date.now() })
+      .where('id', '=', scanId)
+      .where('status', '=', 'queued')
+      .where('failure_reason', '!=', reason)
+      .execute();
   }
 
   /**

@@ -1,5 +1,5 @@
 export type { AssetQuery } from './assets.js';
-export type { ChunkClaim, ChunkInput, ChunkState, ChunkStatus } from './chunks.js';
+export type { ChunkClaim, ChunkInput, ChunkState, ChunkStatus, ClaimScope } from './chunks.js';
 export type { Connection } from './connect.js';
 export { isStoreUnavailable, StoreRequestError, StoreUnavailableError } from './errors.js';
 export type { AddOptions } from './findings.js';
