@@ -61,7 +61,9 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
   );
   if (request.plannedEntries.length > 0) {
     const entries = request.plannedEntries.map((e) => e.label).join(', ');
-    output.info(`only workers whose secret files have ${entries} run it (the same kind and scope; values stay with the workers)`);
+    output.info(
+      `only workers whose secret files have ${entries} run it (the same kind and scope; values stay with the workers)`,
+    );
   }
   return ExitCode.ok;
 }

@@ -24,8 +24,8 @@ import {
   loadSecretFiles,
   loginEntry,
   Redactor,
-  SecretResolver,
   type SecretEntry,
+  SecretResolver,
   type SecretSet,
 } from '../secretfile/index.js';
 import { formatDiagnostic } from '../source/index.js';

@@ -19,7 +19,7 @@ beforeAll(async () => {
     mostInFlight = Math.max(mostInFlight, inFlight);
     try {
       if (request.path.endsWith('/wait')) await sleep(Number(request.query.get('ms') ?? 100));
-      if (request.path.endsWith('/never')) await new Promise(() => {});
+      if (/\/never(-again)?$/.test(request.path)) await new Promise(() => {});
       if (request.path.endsWith('/found')) return { body: 'ok found version=4.2.1' };
       if (request.path === '/severe') return { body: 'ok severe' };
       return { status: 404, body: `nothing at ${request.path} x-scan=${request.headers['x-scan'] ?? ''}` };
@@ -410,10 +410,11 @@ describe('Ctrl-C', () => {
   });
 
   it('quits at once on a second Ctrl-C', async () => {
-    ws.file('never.yaml', pathsTemplate('never', ['{{BaseURL}}/never']));
+    // A path of its own: a request of the test before may still reach the server after it ended.
+    ws.file('never-again.yaml', pathsTemplate('never-again', ['{{BaseURL}}/never-again']));
     const io = memoryIo({ cwd: ws.dir });
-    const running = run(['scan', '--no-store', '-u', host.origin, '-t', 'never.yaml'], io);
-    while (host.requests.length < 1) await sleep(10);
+    const running = run(['scan', '--no-store', '-u', host.origin, '-t', 'never-again.yaml'], io);
+    while (!host.requests.some((r) => r.path.endsWith('/never-again'))) await sleep(10);
     io.interrupt();
     io.interrupt();
     expect(io.exitedWith()).toBe(130);

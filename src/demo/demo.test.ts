@@ -361,7 +361,7 @@ describe('the demo templates', () => {
     expect(run.matched).toBe(false);
     expect(run.requests).toBe(0);
     expect(run.failures.map((f) => `${f.kind}: ${f.message}`)).toEqual([
-      expect.stringMatching(/^refused: .*did not match.*last response status 200/),
+      expect.stringMatching(/^refused: .*did not match.*the last response had status 200/),
     ]);
   });
 });

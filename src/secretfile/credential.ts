@@ -71,8 +71,11 @@ export interface CredentialCheck<V> {
   readonly text: (value: V) => string;
   /** Called for each problem, with the field it is about. */
   readonly report: (value: V, message: string) => void;
-  /** Fields for which this returns true are not checked (templated values before the login). */
-  readonly skip?: (text: string) => boolean;
+  /**
+   * Fields for which this returns true are not checked: templated values before the login, values
+   * whose reference could not be resolved (already reported).
+   */
+  readonly skip?: (value: V, text: string) => boolean;
 }
 
 /**
@@ -85,7 +88,7 @@ export function buildCredential<V>(spec: SecretSpec<V>, check: CredentialCheck<V
   let ok = true;
   const read = (value: V, problem: (text: string) => string | undefined): string => {
     const text = check.text(value);
-    if (check.skip?.(text) === true) return text;
+    if (check.skip?.(value, text) === true) return text;
     const message = problem(text);
     if (message !== undefined) {
       check.report(value, message);

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { type Diagnostic, Diagnostics, formatOf, parseSource, sortDiagnostics } from '../source/index.js';
+import type { ExternalVariable } from '../template/index.js';
 import { buildCredential, hasPlaceholder, mapSecret, placeholdersIn, secretStrings } from './credential.js';
 import { decodeSecretFile } from './decode.js';
 import {
@@ -141,11 +142,13 @@ async function build(
       ...e.secrets.flatMap((s) => secretStrings(s.spec)),
     ]),
   ];
+  // A missing or broken login template is a problem of its entry alone: every other check still runs.
+  const structureValid = !diagnostics.hasErrors;
   const templates = await Promise.all(
     dynamic.map((entry) => checkTemplate(entry, baseDir, options, diagnostics, inspect, templateDiagnostics)),
   );
   // References are only resolved (commands only run) for a file whose structure is valid.
-  if (diagnostics.hasErrors) return undefined;
+  if (!structureValid) return undefined;
   const context = {
     env: options.env,
     baseDir,
@@ -153,13 +156,13 @@ async function build(
     commandTimeoutMs: options.commandTimeoutMs,
   };
   const resolved = await resolveValues(values, context, diagnostics);
-  if (diagnostics.hasErrors) return undefined;
   const text = (value: Sourced): string => resolved.get(value) ?? '';
   const report = (value: Sourced, message: string) => diagnostics.error(value.pos, value.path, message);
+  const unresolved = (value: Sourced) => !resolved.has(value);
 
   const entries: ScopedSecret[] = [];
   for (const secret of decl.static) {
-    const credential = buildCredential(secret.spec, { text, report });
+    const credential = buildCredential(secret.spec, { text, report, skip: unresolved });
     if (credential === undefined) continue;
     redactor.registerCredential(credential);
     entries.push({
@@ -171,9 +174,10 @@ async function build(
   }
   const logins: Login[] = [];
   dynamic.forEach((entry, i) => {
+    const skip = (value: Sourced, t: string) => unresolved(value) || hasPlaceholder(t);
+    for (const secret of entry.secrets) buildCredential(secret.spec, { text, report, skip });
     const template = templates[i];
     if (template === undefined) return;
-    for (const secret of entry.secrets) buildCredential(secret.spec, { text, report, skip: hasPlaceholder });
     const variables = entry.variables.map((v) => ({ name: v.name, value: text(v.value) }));
     for (const v of variables) redactor.register(v.value);
     const placeholders = [
@@ -205,10 +209,25 @@ async function build(
           report(value, missingExtractorMessage(name, template.display, template.extractorNames));
       }
     }
+    for (const need of template.needs) {
+      if (variables.some((v) => v.name === need.name)) continue;
+      diagnostics.error(
+        entry.template.pos,
+        ['dynamic', entry.origin.index, 'template'],
+        missingVariableMessage(need, template),
+      );
+    }
     logins.push(login);
     entries.push(...secrets);
   });
   return diagnostics.hasErrors ? undefined : { entries, logins };
+}
+
+function missingVariableMessage(need: ExternalVariable, template: TemplateCheck): string {
+  return (
+    `the login template ${template.display} uses {{${need.name}}} (from line ${need.pos.line}), and neither it ` +
+    `nor this entry gives it a value; add it to the entry's variables: (- {name: ${need.name}, value: …})`
+  );
 }
 
 function missingExtractorMessage(name: string, template: string, names: readonly string[]): string {
@@ -230,6 +249,7 @@ interface TemplateCheck {
   readonly path: string;
   readonly display: string;
   readonly extractorNames: readonly string[];
+  readonly needs: readonly ExternalVariable[];
 }
 
 /**
@@ -281,7 +301,7 @@ async function checkTemplate(
     templateDiagnostics.push(...info.diagnostics.map((d) => ({ ...d, file: display(options.cwd, d.file) })));
     return undefined;
   }
-  return { path: found, display: shown, extractorNames: info.extractorNames };
+  return { path: found, display: shown, extractorNames: info.extractorNames, needs: info.needs };
 }
 
 function display(cwd: string, path: string): string {

@@ -1,13 +1,19 @@
 import type { Diagnostic } from '../source/index.js';
-import { loadTemplate } from '../template/index.js';
+import { type ExternalVariable, externalVariables, loadTemplate } from '../template/index.js';
 
 export type LoginTemplateInfo =
-  | { readonly ok: true; readonly extractorNames: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly extractorNames: readonly string[];
+      /** Variables its requests read that it gives no value itself: the entry must. */
+      readonly needs: readonly ExternalVariable[];
+    }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
 /**
- * What the secret-file loader needs to know about a login template: whether it parses, and the
- * names of its named extractors (the values a dynamic secret may reference as `{{name}}`).
+ * What the secret-file loader needs to know about a login template: whether it parses, the names
+ * of its named extractors (the values a dynamic secret may reference as `{{name}}`), and the
+ * variables its requests need from the entry.
  */
 export type LoginTemplateInspector = (path: string) => Promise<LoginTemplateInfo>;
 
@@ -37,5 +43,5 @@ export const inspectLoginTemplateFile: LoginTemplateInspector = async (path) => 
       }
     }
   }
-  return { ok: true, extractorNames: names };
+  return { ok: true, extractorNames: names, needs: externalVariables(result.template) };
 };

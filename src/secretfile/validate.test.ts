@@ -322,6 +322,49 @@ describe('dynamic entry validation', () => {
     ]);
   });
 
+  it('reports every problem of every entry when one entry has no login template', async () => {
+    const result = await loadText(
+      `static:
+  - type: bearertoken
+    domains: [s.test]
+    token: ""
+dynamic:
+  - template: missing.yaml
+    type: bearertoken
+    domains: [a.test]
+    token: "{{session}}"
+  - template: login.yaml
+    type: bearertoken
+    domains: [b.test]
+    token: "{{nope}}"
+`,
+    );
+    expect(result.messages).toEqual([
+      's.yaml:4:12: static[0].token: the token is empty; give a value',
+      expect.stringMatching(
+        /^s\.yaml:6:15: dynamic\[0\]\.template: the login template "missing\.yaml" was not found/,
+      ),
+      's.yaml:13:12: dynamic[1].token: {{nope}} is not a named extractor of the login template login.yaml; its named extractors are: session, csrf',
+    ]);
+  });
+
+  it('names a variable the login template needs that neither it nor the entry gives', async () => {
+    const strict = LOGIN.replace(/variables:\n {2}username: guest\n {2}password: guest\n/, '');
+    const body =
+      '    variables: [{name: username, value: alice}]\n    type: bearertoken\n    domains: [a.test]\n    token: "{{session}}"\n';
+    const result = await loadText(`dynamic:\n  - template: strict.yaml\n${body}`, {
+      extra: { 'strict.yaml': strict },
+    });
+    expect(result.messages).toEqual([
+      "s.yaml:2:15: dynamic[0].template: the login template strict.yaml uses {{password}} (from line 8), and neither it nor this entry gives it a value; add it to the entry's variables: (- {name: password, value: …})",
+    ]);
+    const given = await loadText(
+      `dynamic:\n  - template: strict.yaml\n${body.replace('[{name: username, value: alice}]', '[{name: username, value: alice}, {name: password, value: pw}]')}`,
+      { extra: { 'strict.yaml': strict } },
+    );
+    expect(given.messages).toEqual([]);
+  });
+
   it('reports errors of a login template that does not parse, with their own positions', async () => {
     const result = await loadText(
       'dynamic:\n  - template: bad.yaml\n    type: bearertoken\n    domains: [a.test]\n    token: t\n',

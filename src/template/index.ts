@@ -2,6 +2,7 @@ export type { UnsupportedFeature } from './context.js';
 export { type FlowRef, type FlowSyntax, flowBlockIndex, parseFlow } from './flow.js';
 export { analyseFlowScript, FLOW_PROTOCOLS, type FlowCall, type FlowScriptAnalysis } from './flow-script.js';
 export { TEMPLATE_ID } from './info.js';
+export { type ExternalVariable, externalVariables } from './inputs.js';
 export {
   CLASSIFICATION_KEYS,
   EXTRACTOR_KEYS,

@@ -241,6 +241,25 @@ export interface TargetVariableOptions {
  * under a public suffix (`localhost`), as in nuclei; a request that needs them is then skipped as
  * unresolved.
  */
+/** Every name `targetVariables` may give (`RDN`, `DN`, `TLD`, `SD` only for a registrable domain). */
+export const TARGET_VARIABLE_NAMES: readonly string[] = [
+  'BaseURL',
+  'RootURL',
+  'Hostname',
+  'Host',
+  'Port',
+  'Path',
+  'File',
+  'Query',
+  'Scheme',
+  'Input',
+  'FQDN',
+  'RDN',
+  'DN',
+  'TLD',
+  'SD',
+];
+
 export function targetVariables(
   target: TargetUrl,
   options: TargetVariableOptions = {},

@@ -5,12 +5,18 @@ import { afterAll } from 'vitest';
 import { formatDiagnostic } from '../../source/index.js';
 import { type LoadOptions, type LoadResult, loadSecretFiles } from '../load.js';
 
-/** A login template with the named extractors `session` and `csrf`. */
+/**
+ * A login template with the named extractors `session` and `csrf`, and defaults for the variables
+ * its request reads (an entry may give its own).
+ */
 export const LOGIN_TEMPLATE = `id: test-login
 info:
   name: Test login
   author: keyhole
   severity: info
+variables:
+  username: guest
+  password: guest
 http:
   - raw:
       - |
