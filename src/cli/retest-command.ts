@@ -49,7 +49,10 @@ export const registerRetest: CommandRegistrar = (program, io, setExit) => {
     .argument('[vuln-ids...]', 'vuln ids of the findings to retest')
     .option('--scan <scan-id>', 'retest every finding of this scan')
     .option('--sf, --secret-file <files>', 'secret file; repeat or give a comma list (also -sf)', collectList)
-    .option('--ps, --prefetch-secrets', 'log in for every dynamic secret before the retests (also -ps)')
+    .option(
+      '--ps, --prefetch-secrets',
+      'log in, before the retests, for every dynamic secret that applies to a target (also -ps)',
+    )
     .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
     .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
     .option('-c, --concurrency <n>', 'template runs at once (default 25)')

@@ -13,8 +13,12 @@ probed as nuclei does: https:// when something answers over TLS, else http://.
 
 Secrets (-sf) are applied to every request whose host they match, redirects and
 absolute URLs included; dynamic secrets log in once, on first need (or before
-the scan with -ps). Secret values are shown as [REDACTED] everywhere unless
---no-redact is given.
+the scan with -ps, for every entry that applies to a target). Before the first
+request, entries that apply to no target and targets that get no secret are
+warned about. A login that fails is an error even with -silent: requests in its
+scope are not sent, the rest of the scan goes on, and the scan fails (exit 2).
+The summary shows "authenticated N of M requests" and what each entry did.
+Secret values are shown as [REDACTED] everywhere unless --no-redact is given.
 
 Output: findings on stdout as "[template-id] [http] [severity] url [extracted]",
 or JSONL with -j; -o FILE writes them to a file as well (JSONL with -j). Notices,
@@ -28,11 +32,14 @@ flags apply as usual, -u/-l/--asset/-t are not taken.
 Queue: --queue checks the templates, targets and secret files (when given), records
 the scan "queued" in the PostgreSQL store (--db postgres://…) in chunks of
 --chunk-size targets, prints its id and exits; any number of "keyhole worker"
-processes run the chunks. Secrets are not queued: each worker reads its own -sf.
+processes run the chunks. Secrets are not queued: each worker reads its own -sf;
+a scan queued with -sf runs only on workers whose secret files have the entries
+that apply to its targets (same kind and scope).
 
-Exit status: 0 the scan ran (findings or not); 1 a usage or configuration error,
-found before any request; 2 the scan failed or was stopped with Ctrl-C (a second
-Ctrl-C quits at once).
+Exit status: 0 the scan ran as asked (findings or not); 1 a usage or
+configuration error found before any request (a -ps login that failed too);
+2 the scan failed, a login failed during it, or it was stopped with Ctrl-C (a
+second Ctrl-C quits at once).
 
 Examples:
   $ keyhole scan -u https://app.example.com -t templates/ -sf secrets.yaml
@@ -52,7 +59,10 @@ export const registerScan: CommandRegistrar = (program, io, setExit) => {
     .option('--asset <id>', 'targets of a stored asset list (repeatable)', collect)
     .option('-t, --templates <path>', 'template file or folder, searched recursively (repeatable)', collect)
     .option('--sf, --secret-file <files>', 'secret file; repeat or give a comma list (also -sf)', collectList)
-    .option('--ps, --prefetch-secrets', 'log in for every dynamic secret before the scan (also -ps)')
+    .option(
+      '--ps, --prefetch-secrets',
+      'log in, before any scan request, for every dynamic secret that applies to a target (also -ps)',
+    )
     .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
     .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
     .option('-c, --concurrency <n>', 'template runs at once (default 25)')
@@ -61,7 +71,7 @@ export const registerScan: CommandRegistrar = (program, io, setExit) => {
     .option('--retries <n>', 'times a request that failed in transport is sent again (default 1)')
     .option('-o, --output <file>', 'write findings to a file as well')
     .option('-j, --jsonl', 'findings as JSONL (nuclei result events)')
-    .option('--silent', 'print findings only')
+    .option('--silent', 'print findings only (and the errors that mean the scan is not what was asked)')
     .option('--ms, --matcher-status', 'also print template runs that matched nothing')
     .option('--no-redact', 'show secret values in output instead of [REDACTED]')
     .option('--name <name>', 'name of the scan in the store (default: its first target)')

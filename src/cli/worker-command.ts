@@ -13,7 +13,11 @@ any number of workers on any number of machines against the same --db.
 Secrets are never queued or stored: each worker applies the secret files it is
 given (-sf) to the hosts they match, and stores findings redacted unless
 --no-redact is given. Findings are stored under the team of each scan; --team
-keeps a worker (and its secrets) to one team's scans.
+keeps a worker (and its secrets) to one team's scans. A scan queued with -sf is
+taken only by workers whose secret files have every entry that applies to its
+targets (same kind and scope); another worker leaves it, says why, and the
+scan's failure_reason shows why it waits. A chunk in which a login fails is
+not run unauthenticated: it fails, and is tried again up to --max-attempts.
 
 A worker holds a chunk on a lease it renews while it runs; a worker that dies
 has its chunk taken again by another once the lease (--lease) runs out.
@@ -31,7 +35,10 @@ export const registerWorker: CommandRegistrar = (program, io, setExit) => {
     .command('worker')
     .description('run the chunks of scans queued with scan --queue, until stopped')
     .option('--sf, --secret-file <files>', 'secret file; repeat or give a comma list (also -sf)', collectList)
-    .option('--ps, --prefetch-secrets', 'log in for every dynamic secret before taking work (also -ps)')
+    .option(
+      '--ps, --prefetch-secrets',
+      'log in, before taking work, for every dynamic secret that has an input (also -ps)',
+    )
     .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
     .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
     .option('-c, --concurrency <n>', 'template runs at once (default 25)')
