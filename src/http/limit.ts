@@ -7,7 +7,12 @@ import { TokenBucket } from 'limiter';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Send } from './client.js';
 
-/** A token bucket of `perSecond` tokens, full at the start (a first burst of `perSecond` requests). */
+/**
+ * A token bucket refilled at `perSecond` that holds a tenth of a second's tokens (at least one),
+ * full at the start: requests are paced evenly, and no second, at the start or after a pause,
+ * carries more than `perSecond` plus that tenth. (A bucket of a whole second's tokens would let a
+ * saved-up second go at once on top of the next one: twice the rate asked for.)
+ */
 export class RateLimiter {
   private readonly bucket: TokenBucket;
 
@@ -15,7 +20,7 @@ export class RateLimiter {
     if (!Number.isFinite(perSecond) || perSecond <= 0) {
       throw new RangeError(`rate limit must be a positive number of requests per second, got ${perSecond}`);
     }
-    const size = Math.max(1, Math.floor(perSecond));
+    const size = Math.max(1, Math.ceil(perSecond / 10));
     this.bucket = new TokenBucket({ bucketSize: size, tokensPerInterval: perSecond, interval: 'second' });
     this.bucket.content = size;
   }
