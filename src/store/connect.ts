@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -62,7 +62,7 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
 }
 
 function openSqlite(location: Extract<StoreLocation, { engine: 'sqlite' }>): SqliteDatabase.Database {
-  if (location.isDefault) mkdirSync(dirname(location.path), { recursive: true });
+  if (location.path !== ':memory:') createPrivately(location);
   let sqlite: SqliteDatabase.Database;
   try {
     sqlite = new SqliteDatabase(location.path, { timeout: 5_000 });
@@ -83,6 +83,39 @@ function openSqlite(location: Extract<StoreLocation, { engine: 'sqlite' }>): Sql
   sqlite.pragma('mmap_size = 1073741824');
   sqlite.pragma('cache_size = -65536');
   return sqlite;
+}
+
+/**
+ * Creates the store's file readable and writable by its owner only (0600), before SQLite opens it:
+ * the store holds session values extracted during scans. SQLite gives the WAL and shared-memory
+ * files it creates beside it the database file's mode. The default `.keyhole/` folder is created
+ * 0700. Existing files and folders are left as they are.
+ */
+function createPrivately(location: Extract<StoreLocation, { engine: 'sqlite' }>): void {
+  if (location.isDefault) createPrivateFolder(dirname(location.path));
+  let fd: number;
+  try {
+    fd = openSync(location.path, 'wx', 0o600);
+  } catch {
+    // It exists, or cannot be created: opening it says which.
+    return;
+  }
+  try {
+    // Exactly 0600, whatever the umask.
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function createPrivateFolder(path: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  chmodSync(path, 0o700);
 }
 
 /**
