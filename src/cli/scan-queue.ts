@@ -1,15 +1,16 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
 import { readFile } from 'node:fs/promises';
 import { enqueueScan } from '../queue/index.js';
-import { type AuthEntry, describeLocation, resolveLocation, type Store } from '../store/index.js';
+import { type AuthEntry, describeLocation, type Store } from '../store/index.js';
 import type { ParsedTemplate } from '../template/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import type { ScanOutput } from './scan-output.js';
+import { storeLocation } from './store-access.js';
 
 /** Workers share queued scans through PostgreSQL only: anything else is refused before any work. */
 export function requireQueueStore(db: string | undefined, io: CliIo, flag: string): void {
-  const location = resolveLocation(db, io.env, io.cwd);
+  const location = storeLocation(db, io);
   if (location.engine === 'postgres') return;
   throw new UserError(
     `${flag} needs a PostgreSQL store, shared with the workers: give --db postgres://… (or set KEYHOLE_DB); ${describeLocation(location)} is not one`,

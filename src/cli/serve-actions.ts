@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { buildApi } from '../api/index.js';
-import { describeLocation, resolveLocation } from '../store/index.js';
+import { describeLocation } from '../store/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import type { ServeOptions } from './serve-command.js';
@@ -8,7 +8,6 @@ import { reasonOf, withStore } from './store-access.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
 export async function serve(options: ServeOptions, io: CliIo): Promise<number> {
-  const location = resolveLocation(options.db, io.env, io.cwd);
   await withStore(io, options.db, async (store) => {
     const logger = pino(
       { level: options.logLevel, redact: { paths: ['req.headers["x-api-key"]'], censor: '[REDACTED]' } },
@@ -26,7 +25,10 @@ export async function serve(options: ServeOptions, io: CliIo): Promise<number> {
     }
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : options.port;
-    logger.info({ url: `http://${options.host}:${port}`, store: describeLocation(location) }, 'listening');
+    logger.info(
+      { url: `http://${options.host}:${port}`, store: describeLocation(store.location) },
+      'listening',
+    );
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

@@ -9,6 +9,7 @@ export {
   DEFAULT_SQLITE_PATH,
   describeLocation,
   type Engine,
+  maskCredentials,
   resolveLocation,
   type StoreLocation,
 } from './location.js';
