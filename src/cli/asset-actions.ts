@@ -6,7 +6,7 @@ import { formatTimestamp } from '../store/index.js';
 import { TargetListReader } from '../targets/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
-import { withStore } from './store-access.js';
+import { existingTeam, withStore } from './store-access.js';
 import { table } from './table.js';
 
 /** `keyhole assets upload FILE --name N`: the exit code. */
@@ -38,7 +38,7 @@ export async function uploadAssets(
     );
   }
   if (list.targets.length === 0) throw new UserError(`${file} holds no targets; nothing stored`);
-  const stored = await withStore(io, options.db, async (store) => {
+  const stored = await withStore(io, options.db, { create: true }, async (store) => {
     const team = await store.teams.ensure(options.team);
     return store.assets.create({ teamId: team.id, name: options.name, targets: list.targets });
   });
@@ -52,8 +52,8 @@ export async function uploadAssets(
 
 /** `keyhole assets list`. */
 export async function listAssets(options: { team: string; db?: string }, io: CliIo): Promise<void> {
-  const lists = await withStore(io, options.db, async (store) => {
-    const team = await store.teams.ensure(options.team);
+  const lists = await withStore(io, options.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, options.team);
     return store.assets.list(team.id, { offset: 0, limit: 1000 });
   });
   io.stdout.write(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandRegistrar } from './program.js';
-import { dbOption, teamOption } from './store-options.js';
+import { dbOption, existingTeamOption, teamOption } from './store-options.js';
 
 /** `keyhole assets upload FILE --name N`, `keyhole assets list`. */
 export const registerAssetCommands: CommandRegistrar = (program: Command, io, setExit) => {
@@ -35,7 +35,7 @@ Examples:
   assets
     .command('list')
     .description("list the team's asset lists, newest first")
-    .addOption(teamOption())
+    .addOption(existingTeamOption())
     .addOption(dbOption())
     .action(async (options: { team: string; db?: string }) => {
       const { listAssets } = await import('./asset-actions.js');

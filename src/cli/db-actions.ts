@@ -4,18 +4,11 @@ import { withStore } from './store-access.js';
 
 /** `keyhole db migrate`: creates the store, or upgrades it. */
 export async function migrate(options: { db?: string }, io: CliIo): Promise<void> {
-  await withStore(
-    io,
-    options.db,
-    async (store) => {
-      const applied = await store.migrate();
-      const where = describeLocation(store.location);
-      io.stdout.write(
-        applied.length === 0
-          ? `${where}: schema is up to date\n`
-          : `${where}: applied ${applied.join(', ')}\n`,
-      );
-    },
-    { migrate: false },
-  );
+  await withStore(io, options.db, { create: true, migrate: false }, async (store) => {
+    const applied = await store.migrate();
+    const where = describeLocation(store.location);
+    io.stdout.write(
+      applied.length === 0 ? `${where}: schema is up to date\n` : `${where}: applied ${applied.join(', ')}\n`,
+    );
+  });
 }

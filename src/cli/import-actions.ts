@@ -17,7 +17,7 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
   }
   const path = resolve(io.cwd, file);
   await requireFile(path, file);
-  const report = await withStore(io, options.db, async (store) => {
+  const report = await withStore(io, options.db, { create: true }, async (store) => {
     const team = await store.teams.ensure(options.team);
     const name = options.name ?? file.split(/[\\/]/).at(-1) ?? file;
     return importJsonl(

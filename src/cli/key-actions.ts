@@ -9,7 +9,7 @@ export async function createKey(
   options: { name: string; team: string; db?: string },
   io: CliIo,
 ): Promise<void> {
-  const { key, secret } = await withStore(io, options.db, async (store) => {
+  const { key, secret } = await withStore(io, options.db, { create: true }, async (store) => {
     const team = await store.teams.ensure(options.team);
     return store.keys.create({ teamId: team.id, name: options.name });
   });
@@ -20,7 +20,7 @@ export async function createKey(
 
 /** `keyhole keys list`. */
 export async function listKeys(options: { db?: string }, io: CliIo): Promise<void> {
-  const all = await withStore(io, options.db, (store) => store.keys.list());
+  const all = await withStore(io, options.db, { create: false }, (store) => store.keys.list());
   io.stdout.write(
     table(
       ['ID', 'NAME', 'TEAM', 'KEY', 'CREATED', 'STATUS'],
@@ -38,7 +38,7 @@ export async function listKeys(options: { db?: string }, io: CliIo): Promise<voi
 
 /** `keyhole keys revoke ID`. */
 export async function revokeKey(id: string, options: { db?: string }, io: CliIo): Promise<void> {
-  const key = await withStore(io, options.db, async (store) => {
+  const key = await withStore(io, options.db, { create: false }, async (store) => {
     const before = await store.keys.get(id);
     if (before === undefined) throw new UserError(`no API key has the id ${id} (see \`keyhole keys list\`)`);
     const after = await store.keys.revoke(id);

@@ -11,7 +11,7 @@ import {
 } from '../store/index.js';
 import { UserError } from './exit.js';
 import type { CliIo } from './io.js';
-import { withStore } from './store-access.js';
+import { existingTeam, withStore } from './store-access.js';
 import { table } from './table.js';
 
 interface ListScansOptions {
@@ -29,8 +29,8 @@ export async function listScans(options: ListScansOptions, io: CliIo): Promise<v
   const limit = pageLimit(options.limit);
   const search = options.search ?? '';
   if (search.length > 256) throw new UserError('--search: at most 256 characters');
-  const { scans, authentication } = await withStore(io, options.db, async (store) => {
-    const team = await store.teams.ensure(options.team);
+  const { scans, authentication } = await withStore(io, options.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, options.team);
     const scans = await store.scans.list(team.id, { offset: 0, limit, statuses, search });
     return { scans, authentication: await store.authentication.of(scans.map((s) => s.id)) };
   });
@@ -106,8 +106,8 @@ export async function listFindings(options: ListFindingsOptions, io: CliIo): Pro
   const keep = (f: Finding) =>
     (severities === undefined || severities.includes(f.severity)) &&
     (statuses === undefined || statuses.includes(f.vulnStatus));
-  const rows = await withStore(io, options.db, async (store) => {
-    const team = await store.teams.ensure(options.team);
+  const rows = await withStore(io, options.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, options.team);
     if ((await store.scans.get(options.scan, team.id)) === undefined) {
       throw new UserError(
         `team "${options.team}" has no scan with the id ${options.scan} (see \`keyhole scans list\`)`,
@@ -160,8 +160,8 @@ export async function setFindingStatus(
     throw new UserError(`unknown status ${JSON.stringify(status)}; use one of ${VULN_STATUSES.join(', ')}`);
   }
   const ids = [...new Set(vulnIds)];
-  await withStore(io, options.db, async (store) => {
-    const team = await store.teams.ensure(options.team);
+  await withStore(io, options.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, options.team);
     const missing: string[] = [];
     for (const id of ids) if ((await store.findings.get(id, team.id)) === undefined) missing.push(id);
     if (missing.length > 0) {

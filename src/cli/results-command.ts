@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import type { CommandRegistrar } from './program.js';
-import { dbOption, teamOption } from './store-options.js';
+import { dbOption, existingTeamOption } from './store-options.js';
 
 const SCANS_HELP = `
 Newest first. FINDINGS counts findings by severity: critical/high/medium/low/info.
@@ -41,7 +41,7 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     .option('--search <text>', 'only scans whose name contains this text (case-insensitive)')
     .addOption(new Option('--limit <n>', 'at most this many scans (1–1000)').default('50'))
     .option('--json', 'one JSON object per scan and line')
-    .addOption(teamOption())
+    .addOption(existingTeamOption())
     .addOption(dbOption())
     .addHelpText('after', SCANS_HELP)
     .action(async (options) => {
@@ -60,7 +60,7 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     )
     .option('--status <statuses>', 'only these vuln statuses (comma list, e.g. open,triaged)')
     .option('--json', 'one JSON object per finding and line')
-    .addOption(teamOption())
+    .addOption(existingTeamOption())
     .addOption(dbOption())
     .addHelpText('after', FINDINGS_HELP)
     .action(async (options) => {
@@ -72,7 +72,7 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     .description('triage: set the vuln status of findings')
     .argument('<status>', 'the new status')
     .argument('<vuln-ids...>', 'vuln ids of the findings')
-    .addOption(teamOption())
+    .addOption(existingTeamOption())
     .addOption(dbOption())
     .addHelpText('after', STATUS_HELP)
     .action(async (status: string, vulnIds: string[], options) => {

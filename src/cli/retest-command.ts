@@ -1,6 +1,6 @@
 import { collect, collectList } from './collect.js';
 import type { CommandRegistrar } from './program.js';
-import { dbOption, teamOption } from './store-options.js';
+import { dbOption, existingTeamOption } from './store-options.js';
 
 const HELP = `
 Each finding's template is run again on the target it was found on, exactly as
@@ -62,7 +62,7 @@ export const registerRetest: CommandRegistrar = (program, io, setExit) => {
     .option('-j, --jsonl', 'each recorded retest result as a JSON line')
     .option('--silent', 'print the results only')
     .option('--no-redact', 'show and record secret values instead of [REDACTED]')
-    .addOption(teamOption())
+    .addOption(existingTeamOption())
     .addOption(dbOption())
     .addHelpText('after', HELP)
     .action(async (vulnIds: string[], flags) => {

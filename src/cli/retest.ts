@@ -21,7 +21,7 @@ import {
 import { type RunConfig, type RunFlags, runConfig } from './scan-options.js';
 import { ScanOutput } from './scan-output.js';
 import { readSecrets, type ScanSession, withScanSession } from './scan-session.js';
-import { withStore } from './store-access.js';
+import { existingTeam, withStore } from './store-access.js';
 
 export interface RetestFlags extends RunFlags {
   readonly scan?: string;
@@ -62,8 +62,8 @@ export async function retest(config: RetestConfig, io: CliIo): Promise<number> {
   });
   // The secret files are checked before the store is opened: a usage error opens nothing.
   const secrets = await readSecrets(config, io, output);
-  return withStore(io, config.db, async (store) => {
-    const team = await store.teams.ensure(config.team);
+  return withStore(io, config.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, config.team);
     const findings = await selectFindings(store, team.id, config.select);
     if (findings.length === 0) {
       output.info('the scan has no findings to retest');

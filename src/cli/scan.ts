@@ -24,7 +24,7 @@ import { ScanOutput } from './scan-output.js';
 import { queueScan, requireQueueStore } from './scan-queue.js';
 import { type LoadedSecrets, plannedSecretEntries, readSecrets, withScanSession } from './scan-session.js';
 import { ScanTargets, storedAssets } from './scan-targets.js';
-import { withStore } from './store-access.js';
+import { existingTeam, withStore } from './store-access.js';
 
 /** `keyhole scan` with the flags as commander read them. */
 export async function scanCommand(flags: ScanFlags, io: CliIo): Promise<number> {
@@ -40,7 +40,7 @@ async function scan(config: ScanConfig, io: CliIo): Promise<number> {
     const given = await readGiven(config, io, output);
     if (!config.store && config.assets.length === 0)
       return await scanWith(config, io, output, { ...given, targets: given.targets.targets }, undefined);
-    return await withStore(io, config.db, async (store) => {
+    return await withStore(io, config.db, { create: true }, async (store) => {
       const team = await store.teams.ensure(config.team);
       await given.targets.readAssets(config.assets, storedAssets(store, team.id));
       const targets = given.targets.targets;
@@ -96,8 +96,8 @@ async function readGiven(config: ScanConfig, io: CliIo, output: ScanOutput): Pro
  */
 async function rescan(config: ScanConfig, scanId: string, io: CliIo, output: ScanOutput): Promise<number> {
   const secrets = await readSecrets(config, io, output);
-  return withStore(io, config.db, async (store) => {
-    const team = await store.teams.ensure(config.team);
+  return withStore(io, config.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, config.team);
     const original = await store.scans.get(scanId, team.id);
     if (original === undefined) {
       throw new UserError(`--rescan ${scanId}: no scan has that id (GET /v1/scans lists them)`);

@@ -8,7 +8,7 @@ import { reasonOf, withStore } from './store-access.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
 export async function serve(options: ServeOptions, io: CliIo): Promise<number> {
-  await withStore(io, options.db, async (store) => {
+  await withStore(io, options.db, { create: false }, async (store) => {
     const logger = pino(
       { level: options.logLevel, redact: { paths: ['req.headers["x-api-key"]'], censor: '[REDACTED]' } },
       { write: (line: string) => io.stdout.write(line) },

@@ -52,6 +52,7 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io, set
       `
 Logs are JSON lines on stdout; API keys never appear in them. SIGINT or SIGTERM stops the
 server after the requests in flight. GET /healthz needs no key; GET /openapi.json describes the API.
+The store must exist: keyhole db migrate creates an empty one.
 
 Examples:
   keyhole serve

@@ -202,6 +202,7 @@ describe.each(ENGINES)('store commands on $engine', ({ create }) => {
       )[0] ?? '',
     ).vuln_id;
 
+    await keyhole('keys', 'create', '--name', 'intruder', '--team', 'intruders');
     const otherTeam = await keyhole('findings', 'list', '--scan', scanId, '--team', 'intruders');
     expect(otherTeam.code).toBe(1);
     expect(otherTeam.err).toContain(`team "intruders" has no scan with the id ${scanId}`);

@@ -15,9 +15,14 @@ export function dbOption(): Option {
   );
 }
 
-/** `--team NAME`: whose data a command reads or writes; teams are created on first use. */
+/** `--team NAME` on commands that record: the team is created on first use. */
 export function teamOption(): Option {
   return new Option('--team <name>', 'team the data belongs to (created on first use)').default(
     DEFAULT_TEAM_OPTION,
   );
+}
+
+/** `--team NAME` on commands that use what was recorded: reading a team never creates it. */
+export function existingTeamOption(): Option {
+  return new Option('--team <name>', 'team whose data to use (it must exist)').default(DEFAULT_TEAM_OPTION);
 }

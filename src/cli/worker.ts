@@ -33,7 +33,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
   const secrets = await readSecrets(config, io, output);
   const logins = new Set(secrets?.set.logins.map((login) => login.template) ?? []);
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  return withStore(io, config.db, async (store) => {
+  return withStore(io, config.db, { create: true }, async (store) => {
     const teamId = flags.team === undefined ? undefined : (await store.teams.ensure(flags.team)).id;
     return withScanSession(config, secrets, io, output, new ScanStats(0), {}, async (session) => {
       const whose = flags.team === undefined ? '' : ` of team ${flags.team}`;

@@ -1,10 +1,10 @@
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { ChangeCounter, ChangeCountingDialect } from './changes.js';
-import { StoreUnavailableError } from './errors.js';
+import { StoreMissingError, StoreUnavailableError } from './errors.js';
 import { describeLocation, type StoreLocation } from './location.js';
 import type { Database } from './schema.js';
 
@@ -13,6 +13,11 @@ export interface ConnectOptions {
   readonly poolSize?: number;
   /** Called with errors of idle PostgreSQL connections, which have no request to fail. */
   readonly onIdleError?: (error: Error) => void;
+  /**
+   * Whether opening may create the store (default true). When false, a missing SQLite file is a
+   * `StoreMissingError` and nothing is written to disk.
+   */
+  readonly create?: boolean;
 }
 
 /** An open connection to one engine; `sqlite` is the raw handle, for bulk work the query builder slows. */
@@ -30,7 +35,7 @@ const INT8_OID = 20;
 
 export function connect(location: StoreLocation, options: ConnectOptions = {}): Connection {
   if (location.engine === 'sqlite') {
-    const sqlite = openSqlite(location);
+    const sqlite = openSqlite(location, options.create !== false);
     return {
       engine: 'sqlite',
       sqlite,
@@ -61,11 +66,20 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   return { engine: 'postgres', pool, changes, db: new Kysely<Database>({ dialect }) };
 }
 
-function openSqlite(location: Extract<StoreLocation, { engine: 'sqlite' }>): SqliteDatabase.Database {
-  if (location.path !== ':memory:') createPrivately(location);
+function openSqlite(
+  location: Extract<StoreLocation, { engine: 'sqlite' }>,
+  create: boolean,
+): SqliteDatabase.Database {
+  const inMemory = location.path === ':memory:';
+  if (!inMemory) {
+    if (create) createPrivately(location);
+    else if (!existsSync(location.path)) {
+      throw new StoreMissingError(`${describeLocation(location)} does not exist`);
+    }
+  }
   let sqlite: SqliteDatabase.Database;
   try {
-    sqlite = new SqliteDatabase(location.path, { timeout: 5_000 });
+    sqlite = new SqliteDatabase(location.path, { timeout: 5_000, fileMustExist: !create && !inMemory });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new StoreUnavailableError(
@@ -73,7 +87,9 @@ function openSqlite(location: Extract<StoreLocation, { engine: 'sqlite' }>): Sql
       { cause: error },
     );
   }
-  if (location.path !== ':memory:') sqlite.pragma('journal_mode = WAL');
+  // A store keyhole made is in WAL mode already (the mode is kept in the file): a store opened
+  // as it is must not be changed by being opened.
+  if (create && !inMemory) sqlite.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a committed write survives a crash of the process (not of the machine),
   // without an fsync per finding recorded.
   sqlite.pragma('synchronous = NORMAL');

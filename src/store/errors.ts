@@ -6,6 +6,17 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The store was to be opened as it is, and there is none: no SQLite file, or a database without
+ * keyhole's schema. Nothing was created.
+ */
+export class StoreMissingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreMissingError';
+  }
+}
+
 /** A request the store refuses: an unknown id, or a change the entity's state does not allow. */
 export class StoreRequestError extends Error {
   constructor(

@@ -1,7 +1,12 @@
 export type { AssetQuery } from './assets.js';
 export type { ChunkClaim, ChunkInput, ChunkState, ChunkStatus, ClaimScope } from './chunks.js';
 export type { Connection } from './connect.js';
-export { isStoreUnavailable, StoreRequestError, StoreUnavailableError } from './errors.js';
+export {
+  isStoreUnavailable,
+  StoreMissingError,
+  StoreRequestError,
+  StoreUnavailableError,
+} from './errors.js';
 export type { AddOptions } from './findings.js';
 export { isId, newId } from './id.js';
 export { API_KEY_PREFIX, hashApiKey } from './keys.js';

@@ -17,6 +17,15 @@ export async function isSchemaCurrent(db: Kysely<Database>): Promise<boolean> {
   }
 }
 
+/** True when the database holds keyhole's schema, of any version; reads the catalog only. */
+export async function hasSchema(db: Kysely<Database>, engine: Engine): Promise<boolean> {
+  const found =
+    engine === 'sqlite'
+      ? await sql`select 1 from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`.execute(db)
+      : await sql`select 1 where to_regclass(${MIGRATION_TABLE}) is not null`.execute(db);
+  return found.rows.length > 0;
+}
+
 /**
  * Applies the pending migrations and returns their names. Safe when several processes start at
  * once: on PostgreSQL Kysely's migrator holds an advisory lock and runs each migration in a

@@ -2,8 +2,10 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreMissingError } from './errors.js';
 import type { StoreLocation } from './location.js';
 import { openStore } from './store.js';
+import { ENGINES, tablesOf } from './testing/databases.js';
 
 describe('an SQLite store keyhole creates', () => {
   let dir: string;
@@ -54,6 +56,31 @@ describe('an SQLite store keyhole creates', () => {
       expect(await modeOf(dir)).toBe(0o700);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe.each(ENGINES)('opening a store that must exist on $engine', ({ engine, create }) => {
+  it('refuses a store that does not exist and creates nothing', async () => {
+    const database = await create();
+    try {
+      const opened = openStore(database.location, { create: false });
+      await expect(opened).rejects.toBeInstanceOf(StoreMissingError);
+      await expect(opened).rejects.toThrow(engine === 'sqlite' ? /does not exist/ : /holds no keyhole store/);
+      expect(await tablesOf(database.location)).toEqual([]);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('opens a store once created', async () => {
+    const database = await create();
+    try {
+      await (await openStore(database.location)).close();
+      const store = await openStore(database.location, { create: false });
+      await store.close();
+    } finally {
+      await database.drop();
     }
   });
 });

@@ -3,18 +3,23 @@ import { AssetLists } from './assets.js';
 import { ChangeListener } from './change-listener.js';
 import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
+import { StoreMissingError } from './errors.js';
 import { Findings } from './findings.js';
 import { freshRead } from './fresh-read.js';
 import { ApiKeys } from './keys.js';
-import type { Engine, StoreLocation } from './location.js';
-import { isSchemaCurrent, migrateToLatest } from './migrate.js';
+import { describeLocation, type Engine, type StoreLocation } from './location.js';
+import { hasSchema, isSchemaCurrent, migrateToLatest } from './migrate.js';
 import { Retests } from './retests.js';
 import { ScanAuth } from './scan-auth.js';
 import { Scans } from './scans.js';
 import { Teams } from './teams.js';
 
 export interface OpenOptions extends ConnectOptions {
-  /** Apply pending migrations on open (default true: every command migrates on first use). */
+  /**
+   * Apply pending migrations on open (default true: every command migrates on first use). With
+   * `create: false` they upgrade an existing store only: a database without keyhole's schema is
+   * a `StoreMissingError`.
+   */
   readonly migrate?: boolean;
 }
 
@@ -122,13 +127,14 @@ export class Store {
 
 export async function openStore(location: StoreLocation, options: OpenOptions = {}): Promise<Store> {
   const store = new Store(location, connect(location, options));
-  if (options.migrate !== false) {
-    try {
-      await store.migrate();
-    } catch (error) {
-      await store.close().catch(() => undefined);
-      throw error;
+  try {
+    if (options.create === false && !(await hasSchema(store.connection.db, location.engine))) {
+      throw new StoreMissingError(`${describeLocation(location)} holds no keyhole store`);
     }
+    if (options.migrate !== false) await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
   }
   return store;
 }

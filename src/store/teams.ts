@@ -25,6 +25,12 @@ export class Teams {
     return row === undefined ? undefined : { id: row.id, name: row.name, createdAt: row.created_at };
   }
 
+  /** Every team's name, in order. */
+  async names(): Promise<string[]> {
+    const rows = await this.db.selectFrom('team').select('name').orderBy('name').execute();
+    return rows.map((row) => row.name);
+  }
+
   async get(id: string): Promise<Team | undefined> {
     const row = await this.db.selectFrom('team').selectAll().where('id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : { id: row.id, name: row.name, createdAt: row.created_at };
