@@ -118,6 +118,99 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
       });
     }
 
+    const pastTheLargest = [
+      '9007199254740992',
+      '9223372036854775807',
+      '9223372036854775808',
+      '9'.repeat(400),
+    ];
+    const everyList = [
+      '/v1/scans?',
+      '/v1/scans?status=running&',
+      '/v1/scans?sort_asc=name&sort_desc=severity&',
+      '/v1/scans?search=scan&',
+      '/v1/assets?',
+      '/v1/assets?search=hosts&',
+      '/v1/retest?limit=10&',
+    ];
+    it.each(pastTheLargest)(
+      'answers 400 naming offset to offset=%s on every list, filtered or not',
+      async (value) => {
+        for (const path of everyList) {
+          const response = await api.get(`${path}offset=${value}`, key);
+          expect({ path, status: response.status, body: response.body }).toMatchObject({
+            path,
+            status: 400,
+            body: { code: 'invalid_parameter', param: 'offset' },
+          });
+          expect(response.body.message).toMatch(
+            /^offset: must be an integer from 0 to 9007199254740991; got "\d+/,
+          );
+          expect(response.body.message).toContain(value.slice(0, 20));
+        }
+      },
+    );
+
+    it('accepts the largest offset, 2^53 - 1, on every list, filtered or not', async () => {
+      for (const path of everyList) {
+        const response = await api.get(`${path}offset=9007199254740991`, key);
+        expect({ path, status: response.status }).toEqual({ path, status: 200 });
+        expect(response.body.data ?? response.body.results).toEqual([]);
+      }
+    });
+
+    it.each(['/v1/scans', '/v1/assets'])('answers 400 naming search to a NUL in it on %s', async (path) => {
+      for (const search of ['%00', 'a%00b', `${'a'.repeat(200)}%00`]) {
+        const response = await api.get(`${path}?search=${search}`, key);
+        expect(response).toMatchObject({ status: 400, body: { code: 'invalid_parameter', param: 'search' } });
+        expect(response.body.message).toContain('search: must not contain NUL');
+      }
+    });
+
+    it('answers any query string with a JSON error or a page, never a 5xx', async () => {
+      const percentEncoded = (bytes: Uint8Array) =>
+        [...bytes].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+      const utf8 = (text: string) => percentEncoded(new TextEncoder().encode(text));
+      const value = fc.oneof(
+        fc.bigInt({ min: -(1n << 80n), max: 1n << 80n }).map(String),
+        fc.constantFrom(
+          ...['', '0', '-0', '+1', '1.0', '1e3', 'NaN', 'Infinity', '0x10', '%201', '9007199254740991'],
+          ...['9223372036854775808', 'running', 'running,finished', 'name,severity', 'created_at'],
+          ...['%', '%zz', '%00', '%C0%80', '%ED%A0%80', '%FF', '%E6%9D%B1', '%F0%9F%94%91'],
+        ),
+        fc.string({ unit: 'binary', maxLength: 40 }).map(utf8),
+        fc.uint8Array({ maxLength: 40 }).map(percentEncoded),
+      );
+      const name = fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc.constantFrom('offset', 'limit', 'search', 'status', 'sort_asc', 'sort_desc'),
+        },
+        { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 8 }).map(utf8) },
+      );
+      const query = fc
+        .array(fc.tuple(name, value), { maxLength: 6 })
+        .map((pairs) => pairs.map(([n, v]) => `${n}=${v}`).join('&'));
+      const path = fc.constantFrom('/v1/scans', '/v1/assets', '/v1/retest', '/v1/retest?offset=0&limit=5');
+      await fc.assert(
+        fc.asyncProperty(path, query, async (path, query) => {
+          const response = await api.get(`${path}${path.includes('?') ? '&' : '?'}${query}`, key);
+          expect(response.status).toBeLessThan(500);
+          expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+          if (response.status !== 200) {
+            expect(response.body).toMatchObject({ message: expect.any(String), code: expect.any(String) });
+          }
+        }),
+        {
+          numRuns: 300,
+          examples: [
+            ['/v1/scans', 'offset=9223372036854775808&status=running'],
+            ['/v1/assets', 'search=%00'],
+          ],
+        },
+      );
+    });
+
     it('answers 400 to a repeated parameter and to an unknown one', async () => {
       expect((await api.get('/v1/scans?limit=1&limit=2', key)).body).toMatchObject({ param: 'limit' });
       const unknown = await api.get('/v1/scans?stauts=running', key);

@@ -80,17 +80,33 @@ function querySchemaOf(request: FastifyRequest): QuerySchema {
 }
 
 /**
- * Integer parameters must be written as plain decimal digits: the validator alone would accept
- * `1e2`, `0x10` or ` 5` by coercion.
+ * Integer parameters must be written as plain decimal digits, within their maximum: the validator
+ * alone would accept `1e2`, `0x10` or ` 5` by coercion, and see `9007199254740993` as its rounded
+ * neighbour. Text parameters must hold no NUL, which PostgreSQL text cannot hold, so that a
+ * value means the same on both engines.
  */
-export async function requirePlainIntegers(request: FastifyRequest): Promise<void> {
+export async function requirePlainValues(request: FastifyRequest): Promise<void> {
   const properties = querySchemaOf(request)?.properties ?? {};
   const query = request.query as Record<string, unknown>;
   for (const [param, schema] of Object.entries(properties)) {
     const raw = query[param];
-    if (schema.type !== 'integer' || raw === undefined) continue;
-    if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw invalidValue(param, raw, schema);
+    if (raw === undefined) continue;
+    if (schema.type === 'integer' && !isPlainInteger(raw, schema)) throw invalidValue(param, raw, schema);
+    if (schema.type === 'string' && typeof raw === 'string' && raw.includes('\0')) {
+      throw new ApiError(
+        400,
+        'invalid_parameter',
+        `${param}: must not contain NUL (%00); got ${shown(raw)}`,
+        param,
+      );
+    }
   }
+}
+
+/** Decimal digits within the schema's maximum, compared exactly (as a number, 2^53 + 1 rounds down). */
+function isPlainInteger(raw: unknown, schema: PropertySchema): boolean {
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) return false;
+  return schema.maximum === undefined || BigInt(raw) <= BigInt(schema.maximum);
 }
 
 interface ValidationIssue {

@@ -8,12 +8,18 @@ import { SCAN_SORT_FIELDS, SCAN_STATUSES } from '../store/index.js';
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;
 export const MAX_SEARCH = 256;
+/**
+ * The largest offset: the largest integer a JSON number holds exactly. Larger ones would reach
+ * the database rounded, or past its 64-bit integers.
+ */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
 const offset = (required: boolean) => {
   const schema = Type.Integer({
     minimum: 0,
+    maximum: MAX_OFFSET,
     ...(required ? {} : { default: 0 }),
-    description: 'Number of results to skip (an integer, 0 or more).',
+    description: `Number of results to skip (an integer from 0 to ${MAX_OFFSET}).`,
   });
   return required ? schema : Type.Optional(schema);
 };
@@ -29,7 +35,7 @@ const limit = (required: boolean) => {
 const search = Type.Optional(
   Type.String({
     maxLength: MAX_SEARCH,
-    description: `Case-insensitive substring of the name; every character, \`%\` and \`_\` included, is matched literally (at most ${MAX_SEARCH} characters).`,
+    description: `Case-insensitive substring of the name; every character, \`%\` and \`_\` included, is matched literally (at most ${MAX_SEARCH} characters, no NUL).`,
   }),
 );
 

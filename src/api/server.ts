@@ -17,7 +17,7 @@ import {
 } from '../store/index.js';
 import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
-import { ApiError, errorHandler, requirePlainIntegers } from './errors.js';
+import { ApiError, errorHandler, requirePlainValues } from './errors.js';
 import {
   AssetsQuery,
   AssetsResponse,
@@ -169,7 +169,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       }),
     });
   }
-  v1.addHook('preValidation', requirePlainIntegers);
+  v1.addHook('preValidation', requirePlainValues);
   const security = [{ 'X-API-Key': [] }];
 
   v1.get(
