@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { isStoreUnavailable, newId, SCAN_SORT_FIELDS, SCAN_STATUSES } from '../store/index.js';
@@ -207,4 +209,55 @@ function codeForStatus(status: number): string {
     default:
       return 'bad_request';
   }
+}
+
+/** What a request Node's parser refused is answered with, by the parser's error code. */
+const CLIENT_ERRORS: Readonly<Record<string, { status: number; code: string; message: string }>> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers_too_large',
+    message: 'the request line and headers exceed 16 KB; send a shorter URL or fewer headers',
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    status: 413,
+    code: 'payload_too_large',
+    message: 'the chunk extensions of the request body are too large',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'request_timeout',
+    message: 'the request did not arrive in time',
+  },
+};
+
+const MALFORMED = {
+  status: 400,
+  code: 'bad_request',
+  message: 'malformed HTTP request',
+} as const;
+
+/**
+ * Answers a request that Node's HTTP parser refused (malformed, headers too large, too slow) with
+ * the API's JSON error body, as {@link errorHandler} answers every other error, and closes the
+ * connection. The error is logged by its code only: its raw bytes may hold an API key.
+ */
+export function clientErrorHandler(logger: Logger) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const answer = (error.code === undefined ? undefined : CLIENT_ERRORS[error.code]) ?? MALFORMED;
+    logger.debug({ code: error.code, status: answer.status }, 'client error');
+    // A response already under way on this connection would be corrupted by another one.
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && inFlight?.headersSent !== true) {
+      const body = JSON.stringify({ message: answer.message, code: answer.code });
+      socket.write(
+        `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+          'Connection: close\r\n\r\n' +
+          body,
+      );
+    }
+    socket.destroy();
+  };
 }

@@ -17,7 +17,7 @@ import {
 } from '../store/index.js';
 import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
-import { ApiError, errorHandler, requirePlainValues } from './errors.js';
+import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import {
   AssetsQuery,
   AssetsResponse,
@@ -59,16 +59,36 @@ const V1_PATHS = ['/v1/scans', '/v1/assets', '/v1/retest'] as const;
 /** Builds the read-only `/v1` API over a store (not listening yet: call `listen`). */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const logger = options.logger ?? pino({ level: 'silent' });
+  const answerError = errorHandler(logger);
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 16_384,
-    return503OnClosing: true,
+    // Fastify's own bodies for these are not the API's: they are answered below instead.
+    return503OnClosing: false,
+    frameworkErrors: (error, request, reply) => answerError(error, request, reply),
+    clientErrorHandler: clientErrorHandler(logger),
+    // Node answers a missing Host header with an empty 400 of its own: checked below instead.
+    http: { requireHostHeader: false },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('changeToken', '');
-  app.setErrorHandler(errorHandler(logger));
+  app.setErrorHandler(answerError);
+  requireHostHeader(app);
+  answerWhileClosing(app);
+  // Node answers an `Expect` it does not know with an empty 417 of its own.
+  app.server.on('checkExpectation', (_request, response) => {
+    const body = JSON.stringify({
+      message: 'only "Expect: 100-continue" is supported; send the request without its Expect header',
+      code: 'expectation_failed',
+    });
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
+    response.end(body);
+  });
   app.setNotFoundHandler((request, reply) =>
     reply
       .status(404)
@@ -255,6 +275,31 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       });
     },
   );
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112, section 3.2). */
+function requireHostHeader(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ApiError(400, 'bad_request', 'an HTTP/1.1 request needs a Host header');
+    }
+  });
+}
+
+/**
+ * Once the server is closing, requests that still arrive on open connections (the ones in flight
+ * are finished) are answered 503 with `Retry-After`, so a load balancer sends them elsewhere.
+ */
+function answerWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('retry-after', '5');
+    throw new ApiError(503, 'shutting_down', 'the server is shutting down; retry in a few seconds');
+  });
 }
 
 async function authenticate(

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { openStore, type Store } from '../../store/index.js';
@@ -110,4 +111,64 @@ function rawRequest(url: string, headers: Record<string, string>, method: string
     request.on('error', reject);
     request.end();
   });
+}
+
+/** A response read off a socket, as sent. */
+export interface SocketResponse {
+  readonly statusLine: string;
+  /** Header names lower-cased. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * Sends `text` as it is on a fresh connection to 127.0.0.1:`port` and reads until the server
+ * closes it (or `quietMs` pass without a byte): for requests no HTTP client would send.
+ */
+export function sendOnSocket(port: number, text: string, quietMs = 2_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const done = () => {
+      socket.destroy();
+      resolve(received);
+    };
+    let timer = setTimeout(done, quietMs);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      clearTimeout(timer);
+      timer = setTimeout(done, quietMs);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      // The server may close while the rest of an oversized request is still being written.
+      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+    });
+    socket.write(text);
+  });
+}
+
+/** The responses in what {@link sendOnSocket} received, one after another (each with a Content-Length). */
+export function parseResponses(received: string): SocketResponse[] {
+  const responses: SocketResponse[] = [];
+  let rest = received;
+  while (rest.length > 0) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    if (headEnd === -1) throw new Error(`no end of the head in ${JSON.stringify(rest.slice(0, 200))}`);
+    const [statusLine = '', ...lines] = rest.slice(0, headEnd).split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    // One character of `received` per byte.
+    const bodyEnd = headEnd + 4 + Number(headers['content-length'] ?? 0);
+    const body = Buffer.from(rest.slice(headEnd + 4, bodyEnd), 'latin1').toString('utf8');
+    responses.push({ statusLine, headers, body });
+    rest = rest.slice(bodyEnd);
+  }
+  return responses;
 }
