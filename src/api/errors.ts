@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { isStoreUnavailable, newId, SCAN_SORT_FIELDS, SCAN_STATUSES } from '../store/index.js';
+import { urlForLog } from './log.js';
 import type { ErrorBody } from './schemas.js';
 
 /** An error the API answers with as it is: a status, a stable code and a message for people. */
@@ -155,7 +156,7 @@ export function errorHandler(logger: Logger) {
     if (apiError.statusCode >= 500 && apiError.code === 'internal_error') {
       const errorId = newId();
       logger.error(
-        { err: error, error_id: errorId, method: request.method, url: request.url },
+        { err: error, error_id: errorId, method: request.method, url: urlForLog(request.url) },
         'request failed',
       );
       return reply.status(500).send({ ...apiError.body(), error_id: errorId });

@@ -18,6 +18,7 @@ import {
 import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
+import { apiLogger } from './log.js';
 import {
   AssetsQuery,
   AssetsResponse,
@@ -42,7 +43,10 @@ declare module 'fastify' {
 
 export interface ApiOptions {
   readonly store: Store;
-  /** JSON logs; API keys never reach them. Defaults to a silent logger. */
+  /**
+   * JSON logs; no credential reaches them (see {@link apiLogger}), whatever logger this is.
+   * Defaults to a silent logger.
+   */
   readonly logger?: Logger;
   /** Requests per minute allowed to each API key; 0 turns the limit off. */
   readonly rateLimit?: number;
@@ -58,7 +62,7 @@ const V1_PATHS = ['/v1/scans', '/v1/assets', '/v1/retest'] as const;
 
 /** Builds the read-only `/v1` API over a store (not listening yet: call `listen`). */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
-  const logger = options.logger ?? pino({ level: 'silent' });
+  const logger = apiLogger(options.logger ?? pino({ level: 'silent' }));
   const answerError = errorHandler(logger);
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,

@@ -9,10 +9,7 @@ import { reasonOf, withStore } from './store-access.js';
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
 export async function serve(options: ServeOptions, io: CliIo): Promise<number> {
   await withStore(io, options.db, { create: false }, async (store) => {
-    const logger = pino(
-      { level: options.logLevel, redact: { paths: ['req.headers["x-api-key"]'], censor: '[REDACTED]' } },
-      { write: (line: string) => io.stdout.write(line) },
-    );
+    const logger = pino({ level: options.logLevel }, { write: (line: string) => io.stdout.write(line) });
     const app = await buildApi({ store, logger, rateLimit: options.rateLimit, cache: options.cache });
     try {
       await app.listen({ host: options.host, port: options.port });

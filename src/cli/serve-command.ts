@@ -50,7 +50,8 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io, set
     .addHelpText(
       'after',
       `
-Logs are JSON lines on stdout; API keys never appear in them. SIGINT or SIGTERM stops the
+Logs are JSON lines on stdout, without credentials: request headers are never logged, and of a
+query string only the API's own parameters keep their values. SIGINT or SIGTERM stops the
 server after the requests in flight. GET /healthz needs no key; GET /openapi.json describes the API.
 The store must exist: keyhole db migrate creates an empty one.
 
