@@ -1,9 +1,7 @@
 import type { Logger } from 'pino';
+import { REDACTED } from '../secretfile/index.js';
 import { API_KEY_PREFIX } from '../store/index.js';
 import { AssetsQuery, RetestQuery, ScansQuery } from './schemas.js';
-
-/** What a log shows instead of a value it must not show. */
-export const REDACTED = '[REDACTED]';
 
 /** The API's own query parameters: none holds a secret, so their values are logged. */
 const LOGGED_PARAMETERS: ReadonlySet<string> = new Set(
