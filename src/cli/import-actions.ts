@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type ImportReport, importJsonl } from '../importer/index.js';
+import { type ImportReport, ImportStoppedError, importJsonl } from '../importer/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { ImportOptions } from './import-command.js';
 import type { CliIo } from './io.js';
@@ -27,10 +27,30 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
       (progress) => {
         if (io.stderr.isTTY) io.stderr.write(`\rread ${progress.lines.toLocaleString('en-US')} lines…`);
       },
-    );
+    ).catch((error: unknown) => {
+      throw error instanceof ImportStoppedError ? stoppedError(file, error) : error;
+    });
+  }).finally(() => {
+    if (io.stderr.isTTY) io.stderr.write('\r\x1b[K');
   });
-  if (io.stderr.isTTY) io.stderr.write('\r\x1b[K');
   return printReport(io, file, report);
+}
+
+/** What an import that stopped early left behind, and how to finish it. */
+function stoppedError(file: string, error: ImportStoppedError): UserError {
+  const where = `${file}:${error.line}: the import stopped: ${error.reason}`;
+  const scan = error.scan;
+  if (scan === undefined) return new UserError(`${where}; nothing was imported`, ExitCode.failed);
+  if (scan.createdByImport) {
+    return new UserError(
+      `${where}; scan ${scan.id} holds the findings read before and is marked failed: import the file again`,
+      ExitCode.failed,
+    );
+  }
+  return new UserError(
+    `${where}; the findings read before were added to scan ${scan.id}: import the file again with --scan ${scan.id} to add the rest (findings it has are skipped)`,
+    ExitCode.failed,
+  );
 }
 
 async function requireFile(path: string, shown: string): Promise<void> {
