@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { printable, quote } from '../source/index.js';
 import { formatTimestamp } from '../store/index.js';
 import { TargetListReader } from '../targets/index.js';
 import { ExitCode, UserError } from './exit.js';
@@ -30,7 +31,7 @@ export async function uploadAssets(
   }
   const list = reader.result();
   for (const problem of list.problems) {
-    io.stderr.write(`${file}:${problem.line}: ${JSON.stringify(problem.text)}: ${problem.message}\n`);
+    io.stderr.write(`${printable(file)}:${problem.line}: ${quote(problem.text)}: ${problem.message}\n`);
   }
   if (list.problems.length > 0 && options.skipInvalid !== true) {
     throw new UserError(
@@ -45,7 +46,7 @@ export async function uploadAssets(
   const dropped =
     list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
   io.stdout.write(
-    `uploaded asset list ${stored.id} "${stored.name}": ${stored.assetCount} targets${dropped}\n`,
+    `uploaded asset list ${stored.id} ${quote(stored.name)}: ${stored.assetCount} targets${dropped}\n`,
   );
   return list.problems.length > 0 ? ExitCode.failed : ExitCode.ok;
 }

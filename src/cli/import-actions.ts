@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type ImportReport, ImportStoppedError, importJsonl } from '../importer/index.js';
+import { printable, quote } from '../source/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { ImportOptions } from './import-command.js';
 import type { CliIo } from './io.js';
@@ -64,7 +65,7 @@ async function requireFile(path: string, shown: string): Promise<void> {
 }
 
 function printReport(io: CliIo, file: string, report: ImportReport): number {
-  for (const error of report.errors) io.stderr.write(`${file}:${error.line}: ${error.message}\n`);
+  for (const error of report.errors) io.stderr.write(`${printable(file)}:${error.line}: ${error.message}\n`);
   if (report.badLines > report.errors.length) {
     io.stderr.write(`${file}: … and ${report.badLines - report.errors.length} more bad lines\n`);
   }
@@ -79,7 +80,7 @@ function printReport(io: CliIo, file: string, report: ImportReport): number {
   const scan = report.scan;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   io.stdout.write(
-    `imported ${plural(report.imported, 'finding')} into scan ${scan.id} "${scan.name}" (${scan.status})\n`,
+    `imported ${plural(report.imported, 'finding')} into scan ${scan.id} ${quote(scan.name)} (${scan.status})\n`,
   );
   io.stdout.write(`  severity: ${SEVERITY_ORDER.map((s) => `${s} ${report.severities[s]}`).join(', ')}\n`);
   const skipped = [

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { printable, printableLines } from '../source/index.js';
 import { acceptSingleDashLongFlags } from './argv.js';
 import { registerAssetCommands } from './assets-command.js';
 import { registerDbCommands } from './db-command.js';
@@ -43,7 +44,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      writeErr: (s) => io.stderr.write(printableLines(s)),
     })
     .exitOverride();
   for (const register of registrars) register(program, io, setExit);
@@ -65,11 +66,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
     if (error instanceof UserError) {
-      io.stderr.write(`error: ${error.message}\n`);
+      io.stderr.write(`error: ${printable(error.message)}\n`);
       return error.exitCode;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`error: ${message}\n`);
+    io.stderr.write(`error: ${printable(message)}\n`);
     return ExitCode.failed;
   }
 }

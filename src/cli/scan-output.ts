@@ -4,6 +4,7 @@
  * lines without colour), written as found. stderr: notices, errors, the progress bar (on a terminal)
  * and the summary; with `-silent`, nothing but fatal errors.
  */
+
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pc from 'picocolors';
@@ -17,6 +18,7 @@ import {
   serializeEvent,
 } from '../output/index.js';
 import type { ScanProblem } from '../scan/index.js';
+import { printable } from '../source/index.js';
 import { UserError } from './exit.js';
 import type { CliIo } from './io.js';
 
@@ -74,7 +76,7 @@ export class ScanOutput {
 
   /** Shown even with `-silent`: the scan cannot go on. */
   fatal(text: string): void {
-    this.above(() => this.io.stderr.write(`error: ${text}\n`));
+    this.above(() => this.io.stderr.write(`error: ${printable(text)}\n`));
   }
 
   problem(problem: ScanProblem): void {
@@ -130,7 +132,7 @@ export class ScanOutput {
 
   private notice(label: string, text: string): void {
     if (this.settings.silent) return;
-    this.above(() => this.io.stderr.write(`${label} ${text}\n`));
+    this.above(() => this.io.stderr.write(`${label} ${printable(text)}\n`));
   }
 
   private above(write: () => void): void {

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { printable, quote } from '../source/index.js';
 import type { Store } from '../store/index.js';
 import { checkTarget, TargetListReader } from '../targets/index.js';
 import { UserError } from './exit.js';
@@ -28,7 +29,7 @@ export class ScanTargets {
     for (const value of given.targets) {
       const target = value.trim();
       const checked = checkTarget(target);
-      if (!checked.ok) throw new UserError(`-u ${JSON.stringify(value)}: ${checked.message}`);
+      if (!checked.ok) throw new UserError(`-u ${quote(value)}: ${checked.message}`);
       this.add(target, checked.key);
     }
     if (given.list !== undefined) {
@@ -83,7 +84,7 @@ async function readList(file: string, io: CliIo, report: (text: string) => void)
   for await (const line of lines) reader.line(line);
   const list = reader.result();
   if (list.problems.length > 0) {
-    for (const p of list.problems) report(`${file}:${p.line}: ${JSON.stringify(p.text)}: ${p.message}`);
+    for (const p of list.problems) report(`${printable(file)}:${p.line}: ${quote(p.text)}: ${p.message}`);
     const what =
       list.problems.length === 1
         ? '1 line of FILE is not a target'

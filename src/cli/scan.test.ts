@@ -293,6 +293,16 @@ describe('keyhole scan targets', () => {
     expect(host.requests).toEqual([]);
   });
 
+  it('shows the control characters of a bad line of -l as escapes', async () => {
+    ws.file('hostile-hosts.txt', 'evil\x1b[2J\x07.example\nhost.example:8\u202e0\n');
+    const result = await scan('-l', 'hostile-hosts.txt', '-t', 'found.yaml');
+    expect(result.code).toBe(1);
+    expect(result.err.split('\n').slice(0, 2)).toEqual([
+      'error: hostile-hosts.txt:1: "evil\\x1b[2J\\x07.example": "evil\\x1b[2J\\x07.example" is not a valid host name',
+      'error: hostile-hosts.txt:2: "host.example:8\\u202e0": port "8\\u202e0" is not a number from 1 to 65535',
+    ]);
+  });
+
   it('refuses a -u value that is not a target', async () => {
     expect(await scan('-u', 'http://', '-t', 'found.yaml')).toEqual({
       code: 1,

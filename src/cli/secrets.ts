@@ -12,7 +12,7 @@ import {
   SecretIndex,
   type SecretSpec,
 } from '../secretfile/index.js';
-import { type Diagnostic, formatDiagnostic } from '../source/index.js';
+import { type Diagnostic, formatDiagnostic, quote } from '../source/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 
@@ -142,10 +142,10 @@ function parseUrl(text: string): { url: URL; key: MatchKey } {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new UserError(`"${text}" is not a URL; give one such as https://app.example.com/path`);
+    throw new UserError(`${quote(text)} is not a URL; give one such as https://app.example.com/path`);
   }
   const key = matchKeyOfUrl(url);
-  if (key === undefined) throw new UserError(`"${text}" is not an http or https URL`);
+  if (key === undefined) throw new UserError(`${quote(text)} is not an http or https URL`);
   return { url, key };
 }
 

@@ -152,6 +152,21 @@ describe('streaming import', () => {
     expect(report).toMatchObject({ lines: 3, imported: 2, badLines: 1, scan: { status: 'uploaded' } });
   });
 
+  it("shows a bad line's control characters as escapes in its message", async () => {
+    const team = await store.teams.ensure('default');
+    const lines = [
+      '\x1b]0;owned\x07 not json',
+      '{"template-id":"x","type":"http","info":{"severity":"\\u009b2J\\u202e"}}',
+      event(3),
+    ];
+    const report = await importJsonl(store, Readable.from([lines.join('\n')]), { teamId: team.id });
+    expect(report.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('\\x1b]0;owned\\x07 not json'),
+      'info.severity: expected one of critical, high, medium, low, info, unknown; got "\\x9b2J\\u202e"',
+    ]);
+    for (const { message } of report.errors) expect(message).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e]/);
+  });
+
   it('marks the scan it created failed, never uploaded, when its input breaks off', async () => {
     const team = await store.teams.ensure('default');
     async function* broken() {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ResultEvent, Severity } from '../output/index.js';
-import { boundedLines, formatBytes } from '../source/index.js';
+import { boundedLines, formatBytes, printable } from '../source/index.js';
 import { type Scan, type Store, StoreRequestError, type TemplateRef, targetOf } from '../store/index.js';
 import { decodeEvent, parseTimestamp } from './decode-event.js';
 import { nestsDeeperThan } from './json-depth.js';
@@ -233,7 +233,7 @@ class ImportState {
 
   private bad(line: number, message: string): void {
     this.badLines++;
-    if (this.errors.length < MAX_REPORTED_ERRORS) this.errors.push({ line, message });
+    if (this.errors.length < MAX_REPORTED_ERRORS) this.errors.push({ line, message: printable(message) });
   }
 
   private async ensureScan(): Promise<Scan> {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Diagnostics } from '../source/index.js';
+import { type Diagnostics, quote } from '../source/index.js';
 import type { Sourced, ValueSource } from './model.js';
 
 /** How long a `{cmd: …}` reference may run before it counts as failed. */
@@ -97,7 +97,7 @@ async function resolveSource(source: ValueSource, context: ReferenceContext): Pr
       if (!result.ok)
         return {
           ok: false,
-          reason: `the command ${JSON.stringify(source.argv[0])} failed: ${result.reason}`,
+          reason: `the command ${quote(source.argv[0] ?? '')} failed: ${result.reason}`,
         };
       return { ok: true, stdout: dropTrailingNewline(result.stdout) };
     }

@@ -13,5 +13,6 @@ export { boundedLines, type Line } from './lines.js';
 export type { MapEntry, MapNode, NullNode, Position, ScalarNode, SeqNode, SourceNode } from './node.js';
 export { describeNode } from './node.js';
 export { formatOf, type ParsedSource, parseSource, type SourceFormat } from './parse.js';
+export { printable, printableLines, quote } from './printable.js';
 export { formatBytes } from './size.js';
 export { closest, didYouMean } from './suggest.js';

@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { quote } from '../source/index.js';
 
 /** A line of a target list that is not a target, with why. */
 export interface TargetProblem {
@@ -84,7 +85,7 @@ export function checkTarget(text: string): CheckedTarget {
 function checkUrl(text: string): CheckedTarget {
   const scheme = text.slice(0, text.indexOf(':')).toLowerCase();
   if (scheme !== 'http' && scheme !== 'https')
-    return bad(`unsupported scheme "${scheme}"; use http:// or https://`);
+    return bad(`unsupported scheme ${quote(scheme)}; use http:// or https://`);
   let url: URL;
   try {
     url = new URL(text);
@@ -114,7 +115,7 @@ function checkHostPort(text: string): CheckedTarget {
     port = text.slice(text.indexOf(':') + 1);
   }
   if (port !== undefined && !/^\d{1,5}$/.test(port))
-    return bad(`port "${port}" is not a number from 1 to 65535`);
+    return bad(`port ${quote(port)} is not a number from 1 to 65535`);
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) {
     return bad(`port ${port} is out of range (1–65535)`);
   }
@@ -129,14 +130,14 @@ function checkHostPort(text: string): CheckedTarget {
 /** Why `host` is not an IPv4 address or a DNS name (IDN allowed), or undefined when it is one. */
 function hostProblem(host: string): string | undefined {
   if (host === '') return 'the host is empty';
-  if (/^[\d.]+$/.test(host)) return isIPv4(host) ? undefined : `"${host}" is not a valid IPv4 address`;
+  if (/^[\d.]+$/.test(host)) return isIPv4(host) ? undefined : `${quote(host)} is not a valid IPv4 address`;
   const ascii = domainToASCII(host);
-  if (ascii === '') return `"${host}" is not a valid host name`;
+  if (ascii === '') return `${quote(host)} is not a valid host name`;
   const name = ascii.endsWith('.') ? ascii.slice(0, -1) : ascii;
   if (name.length > 253) return 'the host name is longer than 253 characters';
   for (const label of name.split('.')) {
     if (!/^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/i.test(label)) {
-      return `"${host}" is not a valid host name (labels are letters, digits and inner hyphens, 1–63 characters)`;
+      return `${quote(host)} is not a valid host name (labels are letters, digits and inner hyphens, 1–63 characters)`;
     }
   }
   return undefined;
