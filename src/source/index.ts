@@ -14,5 +14,12 @@ export type { MapEntry, MapNode, NullNode, Position, ScalarNode, SeqNode, Source
 export { describeNode } from './node.js';
 export { formatOf, type ParsedSource, parseSource, type SourceFormat } from './parse.js';
 export { printable, printableLines, quote } from './printable.js';
+export {
+  describeReadProblem,
+  type ReadLimits,
+  type ReadProblem,
+  type ReadResult,
+  readBounded,
+} from './read.js';
 export { formatBytes } from './size.js';
 export { closest, didYouMean } from './suggest.js';
