@@ -1,5 +1,5 @@
 /** `keyhole scan` run in-process: flags, output forms, exit codes, the summary and Ctrl-C. */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost } from '../scan/testing/hosts.js';
@@ -361,6 +361,15 @@ describe('keyhole scan configuration errors (exit 1, before any request)', () =>
     expect(result.code).toBe(1);
     expect(result.err).toContain(`error: ${ws.path('broken.yaml')}:5:5: http[0].pathz: unknown key "pathz"`);
     expect(result.err).toContain('error: 1 template has errors; fix them or leave them out');
+    expect(host.requests).toEqual([]);
+  });
+
+  it('refuses a template file over 4 MiB from its size and sends nothing', async () => {
+    ws.file('huge.yaml', 'id: huge\n');
+    truncateSync(ws.path('huge.yaml'), 50 << 20);
+    const result = await scan('-u', host.origin, '-t', 'found.yaml', '-t', 'huge.yaml');
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(`error: ${ws.path('huge.yaml')}:1:1: it is 50 MiB, over the limit of 4 MiB`);
     expect(host.requests).toEqual([]);
   });
 

@@ -480,7 +480,31 @@ describe('secret references', () => {
       await writeFile(big, '');
       await truncate(big, 100 << 20);
       expect((await loadText(entry(`{file: ${big}}`))).messages).toEqual([
-        `s.yaml:4:12: static[0].token: cannot read the file ${big}: it is larger than 1 MiB, the limit`,
+        `s.yaml:4:12: static[0].token: cannot read the file ${big}: it is 100 MiB, over the limit of 1 MiB`,
+      ]);
+    });
+
+    it('refuses a secret file over 4 MiB from its size, before parsing it', async () => {
+      const big = join(dir, 'big.yaml');
+      await writeFile(big, 'static:\n');
+      await truncate(big, 10 << 20);
+      expect((await loadText('', { load: [big] })).messages).toEqual([
+        `${big}:1:1: cannot read the secret file: it is 10 MiB, over the limit of 4 MiB`,
+      ]);
+    });
+
+    it('reports a login template over 4 MiB at the field that names it', async () => {
+      const login = join(dir, 'big-login.yaml');
+      await writeFile(login, 'id: big-login\n');
+      await truncate(login, 5 << 20);
+      const messages = (
+        await loadText(
+          `dynamic:\n  - template: ${login}\n    variables: [{key: username, value: u}]\n    type: bearertoken\n    domains: [a.test]\n    token: "{{session}}"\n`,
+        )
+      ).messages;
+      expect(messages).toEqual([
+        `s.yaml:2:15: dynamic[0].template: the login template ${login} has errors (listed below)`,
+        `${login}:1:1: it is 5 MiB, over the limit of 4 MiB (the largest nuclei templates are a few hundred KiB)`,
       ]);
     });
 

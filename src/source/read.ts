@@ -14,7 +14,8 @@ export interface ReadLimits {
 
 export type ReadProblem =
   | { readonly kind: 'missing' | 'folder' | 'denied' }
-  | { readonly kind: 'too-large'; readonly maxBytes: number }
+  /** `bytes` is the file's size when it is a regular file, whose size is known without reading it. */
+  | { readonly kind: 'too-large'; readonly maxBytes: number; readonly bytes?: number }
   | { readonly kind: 'timeout'; readonly timeoutMs: number }
   | { readonly kind: 'other'; readonly code: string };
 
@@ -44,7 +45,7 @@ export async function readBounded(path: string, limits: ReadLimits): Promise<Rea
   }
   if (info.isDirectory()) return failure({ kind: 'folder' });
   if (info.isFile() && info.size > limits.maxBytes)
-    return failure({ kind: 'too-large', maxBytes: limits.maxBytes });
+    return failure({ kind: 'too-large', maxBytes: limits.maxBytes, bytes: info.size });
   const flags = info.isFile() ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
   let fd: number;
   try {
@@ -70,7 +71,9 @@ export function describeReadProblem(problem: ReadProblem): string {
     case 'denied':
       return 'permission denied';
     case 'too-large':
-      return `it is larger than ${formatBytes(problem.maxBytes)}, the limit`;
+      return problem.bytes === undefined
+        ? `it is larger than ${formatBytes(problem.maxBytes)}, the limit`
+        : `it is ${formatBytes(problem.bytes)}, over the limit of ${formatBytes(problem.maxBytes)}`;
     case 'timeout':
       return `nothing finished writing it within ${problem.timeoutMs / 1000} s`;
     case 'other':
