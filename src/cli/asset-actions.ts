@@ -8,12 +8,13 @@ import { TargetListReader } from '../targets/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { withStore } from './store-access.js';
+import { nameOfFile } from './store-options.js';
 import { table } from './table.js';
 
-/** `keyhole assets upload FILE --name N`: the exit code. */
+/** `keyhole assets upload FILE [--name N]`: the exit code. */
 export async function uploadAssets(
   file: string,
-  options: { name: string; skipInvalid?: boolean; team: string; db?: string },
+  options: { name?: string; skipInvalid?: boolean; team: string; db?: string },
   io: CliIo,
 ): Promise<number> {
   const path = resolve(io.cwd, file);
@@ -41,14 +42,19 @@ export async function uploadAssets(
   if (list.targets.length === 0) throw new UserError(`${file} holds no targets; nothing stored`);
   const stored = await withStore(io, options.db, async (store) => {
     const team = await store.teams.ensure(options.team);
-    return store.assets.create({ teamId: team.id, name: options.name, targets: list.targets });
+    return store.assets.create({
+      teamId: team.id,
+      name: options.name ?? nameOfFile(file),
+      targets: list.targets,
+    });
   });
   const dropped =
     list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
   io.stdout.write(
     `uploaded asset list ${stored.id} ${quote(stored.name)}: ${stored.assetCount} targets${dropped}\n`,
   );
-  return list.problems.length > 0 ? ExitCode.failed : ExitCode.ok;
+  // Bad lines got here only with --skip-invalid: stored what was asked, they are on stderr.
+  return ExitCode.ok;
 }
 
 /** `keyhole assets list`. */

@@ -7,6 +7,7 @@ import { ExitCode, UserError } from './exit.js';
 import type { ImportOptions } from './import-command.js';
 import type { CliIo } from './io.js';
 import { withStore } from './store-access.js';
+import { nameOfFile } from './store-options.js';
 
 /** Most severe first, as people read a summary. */
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;
@@ -20,7 +21,7 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
   await requireFile(path, file);
   const report = await withStore(io, options.db, async (store) => {
     const team = await store.teams.ensure(options.team);
-    const name = options.name ?? file.split(/[\\/]/).at(-1) ?? file;
+    const name = options.name ?? nameOfFile(file);
     return importJsonl(
       store,
       createReadStream(path),

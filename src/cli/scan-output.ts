@@ -5,8 +5,8 @@
  * and the summary; with `-silent`, nothing but fatal errors.
  */
 
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import {
   formatFinding,
@@ -153,8 +153,10 @@ class FileSink {
     private readonly fd: number,
   ) {}
 
+  /** Opens `path` for writing, making its folder first when it does not exist yet. */
   static open(path: string): FileSink {
     try {
+      mkdirSync(dirname(path), { recursive: true });
       return new FileSink(path, openSync(path, 'w'));
     } catch (error) {
       throw new UserError(`-o ${path}: cannot write the output file (${codeOf(error)})`);
@@ -183,6 +185,7 @@ class FileSink {
 function codeOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'its folder does not exist';
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a part of its folder path is a file';
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'it is a folder';
   if (code === 'ENOSPC') return 'no space left on the device';

@@ -132,6 +132,23 @@ describe('keyhole scan output', () => {
     expect(lines(written).map((l) => JSON.parse(l)['template-id'])).toEqual(['found']);
   });
 
+  it('makes the folders of -o that do not exist yet', async () => {
+    const result = await scan('-u', host.origin, '-t', 'found.yaml', '-j', '-o', 'out/nightly/found.jsonl');
+    expect(result.code, result.err).toBe(0);
+    const written = readFileSync(ws.path('out/nightly/found.jsonl'), 'utf8');
+    expect(lines(written).map((l) => JSON.parse(l)['template-id'])).toEqual(['found']);
+  });
+
+  it('refuses an -o whose folder path runs through a file, before any request', async () => {
+    ws.file('plain-file', '');
+    const result = await scan('-u', host.origin, '-t', 'found.yaml', '-o', 'plain-file/found.txt');
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(
+      `error: -o ${ws.path('plain-file/found.txt')}: cannot write the output file (a part of its folder path is a file)`,
+    );
+    expect(host.requests).toEqual([]);
+  });
+
   it('exits 2 when the output file cannot be written', async () => {
     const result = await scan('-u', host.origin, '-t', 'found.yaml', '-o', '/dev/full');
     expect(result.code).toBe(2);

@@ -252,6 +252,24 @@ describe.each(ENGINES)('store commands on $engine', ({ create }) => {
     expect(listed.out).toContain('prod');
   });
 
+  it('exits 0 when --skip-invalid stored the good lines, the skipped ones reported on stderr', async () => {
+    const file = join(dir, 'scope.txt');
+    await writeFile(file, 'https://app.test\nnot a host\n');
+    const stored = await keyhole('assets', 'upload', file, '--name', 'scope', '--skip-invalid');
+    expect(stored.err).toContain('scope.txt:2: "not a host"');
+    expect(stored.out).toMatch(/uploaded asset list [0-9a-v]{20} "scope": 1 targets/);
+    expect(stored.code).toBe(0);
+  });
+
+  it('names an asset list after its file when --name is left out, as import names a scan', async () => {
+    const file = join(dir, 'partners.txt');
+    await writeFile(file, 'https://partner.test\n');
+    const stored = await keyhole('assets', 'upload', file);
+    expect(stored.err).toBe('');
+    expect(stored.code).toBe(0);
+    expect(stored.out).toMatch(/uploaded asset list [0-9a-v]{20} "partners\.txt": 1 targets/);
+  });
+
   it('creates, lists and revokes keys without ever listing a key', async () => {
     const created = await keyhole('keys', 'create', '--name', 'ci', '--team', 'appsec');
     const key = created.out.trim();
