@@ -1,10 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { printable, quote } from '../source/index.js';
 import { formatTimestamp } from '../store/index.js';
-import { TargetListReader } from '../targets/index.js';
+import { describeTargetProblem, readTargetList } from '../targets/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { withStore } from './store-access.js';
@@ -23,16 +22,9 @@ export async function uploadAssets(
     () => false,
   );
   if (!isFile) throw new UserError(`cannot read ${file}: no such file`);
-  const reader = new TargetListReader();
-  for await (const line of createInterface({
-    input: createReadStream(path),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  })) {
-    reader.line(line);
-  }
-  const list = reader.result();
+  const list = await readTargetList(createReadStream(path));
   for (const problem of list.problems) {
-    io.stderr.write(`${printable(file)}:${problem.line}: ${quote(problem.text)}: ${problem.message}\n`);
+    io.stderr.write(`${printable(file)}:${problem.line}: ${describeTargetProblem(problem)}\n`);
   }
   if (list.problems.length > 0 && options.skipInvalid !== true) {
     throw new UserError(

@@ -1,13 +1,17 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { quote } from '../source/index.js';
+import { boundedLines, formatBytes, quote } from '../source/index.js';
 
 /** A line of a target list that is not a target, with why. */
 export interface TargetProblem {
   readonly line: number;
-  readonly text: string;
+  /** The line as written, trimmed; undefined for a line too long to keep. */
+  readonly text: string | undefined;
   readonly message: string;
 }
+
+/** The longest line of a target list kept: a URL of this length is already refused by most servers. */
+export const MAX_TARGET_LINE_BYTES = 64 * 1024;
 
 export interface TargetList {
   /** The targets as written (trimmed), first occurrence kept, in file order. */
@@ -51,9 +55,31 @@ export class TargetListReader {
     this.targets.push(text);
   }
 
+  /** A line over {@link MAX_TARGET_LINE_BYTES}: counted and reported, not kept. */
+  tooLong(bytes: number): void {
+    this.lineNumber++;
+    const message = `the line is ${formatBytes(bytes)} long, over the limit of ${formatBytes(MAX_TARGET_LINE_BYTES)} for a target`;
+    this.problems.push({ line: this.lineNumber, text: undefined, message });
+  }
+
   result(): TargetList {
     return { targets: [...this.targets], duplicates: this.duplicates, problems: [...this.problems] };
   }
+}
+
+/** A target list file's bytes, a line at a time, each line held to {@link MAX_TARGET_LINE_BYTES}. */
+export async function readTargetList(input: AsyncIterable<Buffer | string>): Promise<TargetList> {
+  const reader = new TargetListReader();
+  for await (const line of boundedLines(input, MAX_TARGET_LINE_BYTES)) {
+    if (line.tooLong !== undefined) reader.tooLong(line.tooLong.bytes);
+    else reader.line(line.text);
+  }
+  return reader.result();
+}
+
+/** `"the line": why`, or only why for a line too long to quote. */
+export function describeTargetProblem(problem: TargetProblem): string {
+  return problem.text === undefined ? problem.message : `${quote(problem.text)}: ${problem.message}`;
 }
 
 /** A whole target list given as text. */
