@@ -3,10 +3,11 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type ImportReport, ImportStoppedError, importJsonl } from '../importer/index.js';
 import { printable, quote } from '../source/index.js';
+import { describeLocation, isStoreUnavailable, resolveLocation } from '../store/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { ImportOptions } from './import-command.js';
 import type { CliIo } from './io.js';
-import { withStore } from './store-access.js';
+import { reasonOf, withStore } from './store-access.js';
 import { nameOfFile } from './store-options.js';
 
 /** Most severe first, as people read a summary. */
@@ -19,6 +20,7 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
   }
   const path = resolve(io.cwd, file);
   await requireFile(path, file);
+  const storeName = describeLocation(resolveLocation(options.db, io.env, io.cwd));
   const report = await withStore(io, options.db, async (store) => {
     const team = await store.teams.ensure(options.team);
     const name = options.name ?? nameOfFile(file);
@@ -30,7 +32,7 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
         if (io.stderr.isTTY) io.stderr.write(`\rread ${progress.lines.toLocaleString('en-US')} lines…`);
       },
     ).catch((error: unknown) => {
-      throw error instanceof ImportStoppedError ? stoppedError(file, error) : error;
+      throw error instanceof ImportStoppedError ? stoppedError(file, error, storeName) : error;
     });
   }).finally(() => {
     if (io.stderr.isTTY) io.stderr.write('\r\x1b[K');
@@ -39,20 +41,30 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
 }
 
 /** What an import that stopped early left behind, and how to finish it. */
-function stoppedError(file: string, error: ImportStoppedError): UserError {
-  const where = `${file}:${error.line}: the import stopped: ${error.reason}`;
+function stoppedError(file: string, error: ImportStoppedError, storeName: string): UserError {
+  const why = isStoreUnavailable(error.cause)
+    ? `the store (${storeName}) became unreachable: ${reasonOf(error.cause)}`
+    : error.reason;
+  const where = `${file}:${error.line}: the import stopped: ${why}`;
   const scan = error.scan;
   if (scan === undefined) return new UserError(`${where}; nothing was imported`, ExitCode.failed);
-  if (scan.createdByImport) {
-    return new UserError(
-      `${where}; scan ${scan.id} holds the findings read before and is marked failed: import the file again`,
-      ExitCode.failed,
-    );
+  switch (scan.left) {
+    case 'failed':
+      return new UserError(
+        `${where}; scan ${scan.id} holds the findings read before and is marked failed: import the file again`,
+        ExitCode.failed,
+      );
+    case 'starting':
+      return new UserError(
+        `${where}; scan ${scan.id} holds the findings read before and could not be marked failed, so it stays starting (never uploaded): import the file again`,
+        ExitCode.failed,
+      );
+    case 'added-to':
+      return new UserError(
+        `${where}; the findings read before were added to scan ${scan.id}: import the file again with --scan ${scan.id} to add the rest (findings it has are skipped)`,
+        ExitCode.failed,
+      );
   }
-  return new UserError(
-    `${where}; the findings read before were added to scan ${scan.id}: import the file again with --scan ${scan.id} to add the rest (findings it has are skipped)`,
-    ExitCode.failed,
-  );
 }
 
 async function requireFile(path: string, shown: string): Promise<void> {

@@ -178,10 +178,10 @@ describe('streaming import', () => {
     );
     expect(stopped).toBeInstanceOf(ImportStoppedError);
     const { line, reason, scan } = stopped as ImportStoppedError;
-    expect({ line, reason, createdByImport: scan?.createdByImport }).toEqual({
+    expect({ line, reason, left: scan?.left }).toEqual({
       line: IMPORT_BATCH + 1,
       reason: 'the disk went away',
-      createdByImport: true,
+      left: 'failed',
     });
     expect(await store.scans.require(scan!.id)).toMatchObject({
       status: 'failed',

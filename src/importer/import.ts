@@ -51,6 +51,16 @@ export const MAX_NESTING = 100;
 const PUBLIC_TEMPLATE_URL = 'https://cloud.projectdiscovery.io/public/';
 
 /**
+ * The scan that holds what an import read before it stopped, and the state it was left in:
+ * `failed`, the import's own scan marked so; `starting`, its own scan that could not be marked
+ * (the store had gone away), never `uploaded` either way; `added-to`, the existing scan of `--scan`.
+ */
+export interface StoppedScan {
+  readonly id: string;
+  readonly left: 'failed' | 'starting' | 'added-to';
+}
+
+/**
  * The import stopped before the end of its input for a reason that is not one line's (the input
  * could not be read, the store failed): the scan it created is marked `failed` with that reason.
  */
@@ -59,8 +69,8 @@ export class ImportStoppedError extends Error {
     readonly reason: string,
     /** The last line read before it stopped. */
     readonly line: number,
-    /** The scan that holds what was imported before: failed if this import created it. */
-    readonly scan: { readonly id: string; readonly createdByImport: boolean } | undefined,
+    /** Undefined when nothing was imported before it stopped. */
+    readonly scan: StoppedScan | undefined,
     options?: ErrorOptions,
   ) {
     super(`the import stopped after line ${line}: ${reason}`, options);
@@ -182,14 +192,20 @@ class ImportState {
   /** Marks the scan this import created as failed and says what happened. */
   async stop(cause: unknown): Promise<ImportStoppedError> {
     const reason = cause instanceof Error ? cause.message : String(cause);
+    return new ImportStoppedError(reason, this.lines, await this.leaveScan(reason), { cause });
+  }
+
+  private async leaveScan(reason: string): Promise<StoppedScan | undefined> {
     const scan = this.scan;
-    if (scan !== undefined && this.createdScan) {
-      await this.store.scans
-        .fail(scan.id, `the import stopped after line ${this.lines}: ${reason}`)
-        .catch(() => undefined);
-    }
-    const held = scan === undefined ? undefined : { id: scan.id, createdByImport: this.createdScan };
-    return new ImportStoppedError(reason, this.lines, held, { cause });
+    if (scan === undefined) return undefined;
+    if (!this.createdScan) return { id: scan.id, left: 'added-to' };
+    const marked = await this.store.scans
+      .fail(scan.id, `the import stopped after line ${this.lines}: ${reason}`)
+      .then(
+        () => true,
+        () => false,
+      );
+    return { id: scan.id, left: marked ? 'failed' : 'starting' };
   }
 
   async flush(): Promise<void> {

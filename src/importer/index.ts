@@ -8,4 +8,5 @@ export {
   MAX_LINE_BYTES,
   MAX_NESTING,
   MAX_REPORTED_ERRORS,
+  type StoppedScan,
 } from './import.js';
