@@ -12,7 +12,7 @@ import {
   SecretIndex,
   type SecretSpec,
 } from '../secretfile/index.js';
-import { type Diagnostic, formatDiagnostic, quote } from '../source/index.js';
+import { type Diagnostic, formatDiagnostic, printable, quote } from '../source/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 
@@ -75,9 +75,10 @@ function summarise(file: string, result: LoadResult): FileSummary {
 function describeSummary(s: FileSummary): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const warnings = s.warnings > 0 ? `, ${plural(s.warnings, 'warning')}` : '';
-  if (s.valid && s.static + s.dynamic === 0) return `${s.file}: valid${warnings}`;
-  if (s.valid) return `${s.file}: valid (${s.static} static, ${s.dynamic} dynamic${warnings})`;
-  return `${s.file}: ${plural(s.errors, 'error')}${warnings}`;
+  const file = printable(s.file);
+  if (s.valid && s.static + s.dynamic === 0) return `${file}: valid${warnings}`;
+  if (s.valid) return `${file}: valid (${s.static} static, ${s.dynamic} dynamic${warnings})`;
+  return `${file}: ${plural(s.errors, 'error')}${warnings}`;
 }
 
 // --- match ---------------------------------------------------------------------------------------

@@ -128,6 +128,19 @@ describe('keyhole templates validate', () => {
     }
   });
 
+  it('shows the control characters of a template file name as escapes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keyhole-templates-'));
+    try {
+      writeFileSync(join(dir, 'x\x1b[2J\u202e.yaml'), 'id: x\n');
+      const io = memoryIo();
+      await run(['templates', 'validate', dir], io);
+      expect(io.out()).toContain(`error: ${dir}/x\\x1b[2J\\u202e.yaml\n`);
+      expect(io.out()).not.toMatch(/[\x1b\u202e]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('prints a JSON report with --json', async () => {
     const dir = fixtures();
     const io = memoryIo();
