@@ -6,15 +6,19 @@
 import pc from 'picocolors';
 import { formatElapsed, serializeEvent } from '../output/index.js';
 import type { RetestOutcome } from '../retest/index.js';
+import { printable, quote } from '../source/index.js';
 import { formatTimestamp, type RetestResult } from '../store/index.js';
 
 type Colours = ReturnType<typeof pc.createColors>;
 
-/** `[vuln_id] template-id target → matched | not matched (fixed) | error: reason`. */
+/**
+ * `[vuln_id] template-id target → matched | not matched (fixed) | error: reason`. The finding may
+ * come from an imported file and the reason quote a response, so what they say is made printable.
+ */
 export function retestLine(outcome: RetestOutcome, colour: boolean): string {
   const c = pc.createColors(colour);
   const { finding } = outcome;
-  const head = `[${c.dim(finding.id)}] ${c.greenBright(finding.templateId)} ${outcome.target} → `;
+  const head = `[${c.dim(finding.id)}] ${c.greenBright(printable(finding.templateId))} ${printable(outcome.target)} → `;
   return `${head}${verdictText(outcome, c)}`;
 }
 
@@ -23,15 +27,15 @@ function verdictText(outcome: RetestOutcome, c: Colours): string {
   switch (verdict.resultType) {
     case 'matched': {
       if (verdict.same) return c.red('matched');
-      const where = verdict.match['matched-at'] ?? '';
+      const where = printable(verdict.match['matched-at'] ?? '');
       const values = verdict.match['extracted-results'] ?? [];
-      const shown = values.length === 0 ? '' : ` [${values.map((v) => JSON.stringify(v)).join(',')}]`;
+      const shown = values.length === 0 ? '' : ` [${values.map(quote).join(',')}]`;
       return `${c.red('matched')} (now ${where}${shown})`;
     }
     case 'not_matched':
       return c.green('not matched (fixed)');
     case 'error':
-      return `${c.yellow('error')}: ${verdict.reason}`;
+      return `${c.yellow('error')}: ${printable(verdict.reason)}`;
   }
 }
 
