@@ -1,18 +1,19 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { printable, quote } from '../source/index.js';
 import { formatTimestamp } from '../store/index.js';
-import { TargetListReader } from '../targets/index.js';
+import { describeTargetProblem, readTargetList } from '../targets/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { existingTeam, withStore } from './store-access.js';
+import { nameOfFile } from './store-options.js';
 import { table } from './table.js';
 
-/** `keyhole assets upload FILE --name N`: the exit code. */
+/** `keyhole assets upload FILE [--name N]`: the exit code. */
 export async function uploadAssets(
   file: string,
-  options: { name: string; skipInvalid?: boolean; team: string; db?: string },
+  options: { name?: string; skipInvalid?: boolean; team: string; db?: string },
   io: CliIo,
 ): Promise<number> {
   const path = resolve(io.cwd, file);
@@ -21,16 +22,9 @@ export async function uploadAssets(
     () => false,
   );
   if (!isFile) throw new UserError(`cannot read ${file}: no such file`);
-  const reader = new TargetListReader();
-  for await (const line of createInterface({
-    input: createReadStream(path),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  })) {
-    reader.line(line);
-  }
-  const list = reader.result();
+  const list = await readTargetList(createReadStream(path));
   for (const problem of list.problems) {
-    io.stderr.write(`${file}:${problem.line}: ${JSON.stringify(problem.text)}: ${problem.message}\n`);
+    io.stderr.write(`${printable(file)}:${problem.line}: ${describeTargetProblem(problem)}\n`);
   }
   if (list.problems.length > 0 && options.skipInvalid !== true) {
     throw new UserError(
@@ -40,14 +34,19 @@ export async function uploadAssets(
   if (list.targets.length === 0) throw new UserError(`${file} holds no targets; nothing stored`);
   const stored = await withStore(io, options.db, { create: true }, async (store) => {
     const team = await store.teams.ensure(options.team);
-    return store.assets.create({ teamId: team.id, name: options.name, targets: list.targets });
+    return store.assets.create({
+      teamId: team.id,
+      name: options.name ?? nameOfFile(file),
+      targets: list.targets,
+    });
   });
   const dropped =
     list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
   io.stdout.write(
-    `uploaded asset list ${stored.id} "${stored.name}": ${stored.assetCount} targets${dropped}\n`,
+    `uploaded asset list ${stored.id} ${quote(stored.name)}: ${stored.assetCount} targets${dropped}\n`,
   );
-  return list.problems.length > 0 ? ExitCode.failed : ExitCode.ok;
+  // Bad lines got here only with --skip-invalid: stored what was asked, they are on stderr.
+  return ExitCode.ok;
 }
 
 /** `keyhole assets list`. */

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CommandRegistrar } from './program.js';
 import { dbOption, existingTeamOption, teamOption } from './store-options.js';
 
-/** `keyhole assets upload FILE --name N`, `keyhole assets list`. */
+/** `keyhole assets upload FILE [--name N]`, `keyhole assets list`. */
 export const registerAssetCommands: CommandRegistrar = (program: Command, io, setExit) => {
   const assets = program.command('assets').description('asset lists: named lists of targets to scan');
 
@@ -10,7 +10,7 @@ export const registerAssetCommands: CommandRegistrar = (program: Command, io, se
     .command('upload')
     .description('store a target list as a named asset list (scan it with `keyhole scan --asset ID`)')
     .argument('<file>', 'one target per line: URL, host, host:port, IPv4 or IPv6; # starts a comment')
-    .requiredOption('--name <name>', 'name of the asset list')
+    .option('--name <name>', 'name of the asset list (default: the file name)')
     .option('--skip-invalid', 'store the good lines even when some lines are not targets')
     .addOption(teamOption())
     .addOption(dbOption())
@@ -18,7 +18,8 @@ export const registerAssetCommands: CommandRegistrar = (program: Command, io, se
       'after',
       `
 Blank lines and # comments are ignored and duplicates dropped. A line that is not a target is
-reported as FILE:LINE and nothing is stored, unless --skip-invalid is given.
+reported as FILE:LINE and nothing is stored (exit code 1), unless --skip-invalid is given: then
+the good lines are stored and the command exits 0, the bad ones still reported on stderr.
 
 Examples:
   keyhole assets upload hosts.txt --name prod
@@ -26,7 +27,7 @@ Examples:
 `,
     )
     .action(
-      async (file: string, options: { name: string; skipInvalid?: boolean; team: string; db?: string }) => {
+      async (file: string, options: { name?: string; skipInvalid?: boolean; team: string; db?: string }) => {
         const { uploadAssets } = await import('./asset-actions.js');
         setExit(await uploadAssets(file, options, io));
       },

@@ -1,11 +1,14 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type ImportReport, importJsonl } from '../importer/index.js';
+import { type ImportReport, ImportStoppedError, importJsonl } from '../importer/index.js';
+import { printable, quote } from '../source/index.js';
+import { describeLocation, isStoreUnavailable, resolveLocation } from '../store/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { ImportOptions } from './import-command.js';
 import type { CliIo } from './io.js';
-import { withStore } from './store-access.js';
+import { reasonOf, withStore } from './store-access.js';
+import { nameOfFile } from './store-options.js';
 
 /** Most severe first, as people read a summary. */
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;
@@ -17,9 +20,10 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
   }
   const path = resolve(io.cwd, file);
   await requireFile(path, file);
+  const storeName = describeLocation(resolveLocation(options.db, io.env, io.cwd));
   const report = await withStore(io, options.db, { create: true }, async (store) => {
     const team = await store.teams.ensure(options.team);
-    const name = options.name ?? file.split(/[\\/]/).at(-1) ?? file;
+    const name = options.name ?? nameOfFile(file);
     return importJsonl(
       store,
       createReadStream(path),
@@ -27,10 +31,40 @@ export async function importFile(file: string, options: ImportOptions, io: CliIo
       (progress) => {
         if (io.stderr.isTTY) io.stderr.write(`\rread ${progress.lines.toLocaleString('en-US')} lines…`);
       },
-    );
+    ).catch((error: unknown) => {
+      throw error instanceof ImportStoppedError ? stoppedError(file, error, storeName) : error;
+    });
+  }).finally(() => {
+    if (io.stderr.isTTY) io.stderr.write('\r\x1b[K');
   });
-  if (io.stderr.isTTY) io.stderr.write('\r\x1b[K');
   return printReport(io, file, report);
+}
+
+/** What an import that stopped early left behind, and how to finish it. */
+function stoppedError(file: string, error: ImportStoppedError, storeName: string): UserError {
+  const why = isStoreUnavailable(error.cause)
+    ? `the store (${storeName}) became unreachable: ${reasonOf(error.cause)}`
+    : error.reason;
+  const where = `${file}:${error.line}: the import stopped: ${why}`;
+  const scan = error.scan;
+  if (scan === undefined) return new UserError(`${where}; nothing was imported`, ExitCode.failed);
+  switch (scan.left) {
+    case 'failed':
+      return new UserError(
+        `${where}; scan ${scan.id} holds the findings read before and is marked failed: import the file again`,
+        ExitCode.failed,
+      );
+    case 'starting':
+      return new UserError(
+        `${where}; scan ${scan.id} holds the findings read before and could not be marked failed, so it stays starting (never uploaded): import the file again`,
+        ExitCode.failed,
+      );
+    case 'added-to':
+      return new UserError(
+        `${where}; the findings read before were added to scan ${scan.id}: import the file again with --scan ${scan.id} to add the rest (findings it has are skipped)`,
+        ExitCode.failed,
+      );
+  }
 }
 
 async function requireFile(path: string, shown: string): Promise<void> {
@@ -44,7 +78,7 @@ async function requireFile(path: string, shown: string): Promise<void> {
 }
 
 function printReport(io: CliIo, file: string, report: ImportReport): number {
-  for (const error of report.errors) io.stderr.write(`${file}:${error.line}: ${error.message}\n`);
+  for (const error of report.errors) io.stderr.write(`${printable(file)}:${error.line}: ${error.message}\n`);
   if (report.badLines > report.errors.length) {
     io.stderr.write(`${file}: … and ${report.badLines - report.errors.length} more bad lines\n`);
   }
@@ -59,7 +93,7 @@ function printReport(io: CliIo, file: string, report: ImportReport): number {
   const scan = report.scan;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   io.stdout.write(
-    `imported ${plural(report.imported, 'finding')} into scan ${scan.id} "${scan.name}" (${scan.status})\n`,
+    `imported ${plural(report.imported, 'finding')} into scan ${scan.id} ${quote(scan.name)} (${scan.status})\n`,
   );
   io.stdout.write(`  severity: ${SEVERITY_ORDER.map((s) => `${s} ${report.severities[s]}`).join(', ')}\n`);
   const skipped = [

@@ -25,7 +25,9 @@ export const registerImportCommand: CommandRegistrar = (program: Command, io, se
 Each import creates a new scan, unless --scan names one: then the results are added to it, and a
 result the scan already has (same vuln hash) is skipped, so importing the same file twice into the
 same scan adds nothing. Lines with "matcher-status": false (nuclei -ms) are not findings and are
-skipped. Bad lines are reported as FILE:LINE and skipped; the good ones are kept (exit code 2).
+skipped. Bad lines (not a result event, over 32 MiB, nested over 100 deep) are reported as
+FILE:LINE and skipped; the good ones are kept (exit code 2). A new scan is "uploaded" once the
+whole file is read; an import that stops early marks it "failed" with the reason (exit code 2).
 
 Examples:
   keyhole import nightly.jsonl --name nightly

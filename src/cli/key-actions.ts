@@ -1,3 +1,4 @@
+import { quote } from '../source/index.js';
 import { formatTimestamp } from '../store/index.js';
 import { UserError } from './exit.js';
 import type { CliIo } from './io.js';
@@ -13,7 +14,7 @@ export async function createKey(
     const team = await store.teams.ensure(options.team);
     return store.keys.create({ teamId: team.id, name: options.name });
   });
-  io.stderr.write(`created API key ${key.id} "${key.name}" for team "${key.teamName}"\n`);
+  io.stderr.write(`created API key ${key.id} ${quote(key.name)} for team ${quote(key.teamName)}\n`);
   io.stdout.write(`${secret}\n`);
   io.stderr.write('store it now: it is not shown again. Send it in the X-API-Key header.\n');
 }

@@ -36,40 +36,57 @@ const registrars: readonly CommandRegistrar[] = [
   registerDbCommands,
 ];
 
-export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+export function buildProgram(
+  io: CliIo,
+  setExit: (code: number) => void,
+  writeErr: (text: string) => void = (text) => io.stderr.write(text),
+): Command {
   const program = new Command('keyhole')
     .description('Authenticated vulnerability scanner: nuclei-format templates, secret files, stored results')
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      writeErr,
     })
     .exitOverride();
   for (const register of registrars) register(program, io, setExit);
   return program;
 }
 
-/** Runs the CLI and returns its exit code; never throws, never prints a stack trace. */
+/**
+ * Runs the CLI and returns its exit code; never throws, never prints a stack trace. Every error
+ * shown, commander's usage errors included, has the control characters of what it quotes escaped.
+ */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode: number = ExitCode.ok;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
-  });
+  let usageErrors = '';
+  const program = buildProgram(
+    io,
+    (code) => {
+      exitCode = code;
+    },
+    (text) => {
+      usageErrors += text;
+    },
+  );
   try {
     await program.parseAsync(acceptSingleDashLongFlags(program, argv), { from: 'user' });
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version end with exit code 0; usage errors were already printed by commander.
+      // --help and --version end with exit code 0; usage errors are printed below.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    if (error instanceof UserError) {
-      io.stderr.write(`error: ${error.message}\n`);
-      return error.exitCode;
-    }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`error: ${message}\n`);
-    return ExitCode.failed;
+    io.stderr.write(`error: ${(await escaping()).printable(message)}\n`);
+    return error instanceof UserError ? error.exitCode : ExitCode.failed;
+  } finally {
+    if (usageErrors !== '') io.stderr.write((await escaping()).printableLines(usageErrors));
   }
+}
+
+/** Loaded only when there is an error to show: starting keyhole loads the command definitions alone. */
+function escaping(): Promise<typeof import('../source/index.js')> {
+  return import('../source/index.js');
 }

@@ -6,6 +6,7 @@
 import pc from 'picocolors';
 import { formatElapsed, serializeEvent } from '../output/index.js';
 import type { RetestOutcome } from '../retest/index.js';
+import { printable, quote } from '../source/index.js';
 import { formatTimestamp, isTriagedByHand, type RetestResult, type VulnStatus } from '../store/index.js';
 
 type Colours = ReturnType<typeof pc.createColors>;
@@ -13,12 +14,13 @@ type Colours = ReturnType<typeof pc.createColors>;
 /**
  * `[vuln_id] template-id target → matched | not matched (fixed) | error: reason`, with `(kept
  * false_positive)` instead of `(fixed)` or after `matched` when the finding's status was set by hand
- * and so stays as it was.
+ * and so stays as it was. The finding may come from an imported file and the reason quote a
+ * response, so what they say is made printable.
  */
 export function retestLine(outcome: RetestOutcome, status: VulnStatus, colour: boolean): string {
   const c = pc.createColors(colour);
   const { finding } = outcome;
-  const head = `[${c.dim(finding.id)}] ${c.greenBright(finding.templateId)} ${outcome.target} → `;
+  const head = `[${c.dim(finding.id)}] ${c.greenBright(printable(finding.templateId))} ${printable(outcome.target)} → `;
   return `${head}${verdictText(outcome, status, c)}`;
 }
 
@@ -28,15 +30,15 @@ function verdictText(outcome: RetestOutcome, status: VulnStatus, c: Colours): st
   switch (verdict.resultType) {
     case 'matched': {
       if (verdict.same) return `${c.red('matched')}${kept}`;
-      const where = verdict.match['matched-at'] ?? '';
+      const where = printable(verdict.match['matched-at'] ?? '');
       const values = verdict.match['extracted-results'] ?? [];
-      const shown = values.length === 0 ? '' : ` [${values.map((v) => JSON.stringify(v)).join(',')}]`;
+      const shown = values.length === 0 ? '' : ` [${values.map(quote).join(',')}]`;
       return `${c.red('matched')} (now ${where}${shown})${kept}`;
     }
     case 'not_matched':
       return kept === '' ? c.green('not matched (fixed)') : `${c.green('not matched')}${kept}`;
     case 'error':
-      return `${c.yellow('error')}: ${verdict.reason}`;
+      return `${c.yellow('error')}: ${printable(verdict.reason)}`;
   }
 }
 

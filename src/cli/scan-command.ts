@@ -1,7 +1,7 @@
 import { collect, collectList } from './collect.js';
 import type { CommandRegistrar } from './program.js';
 import type { ScanFlags } from './scan-options.js';
-import { dbOption, teamOption } from './store-options.js';
+import { dbOption, givenTeam, teamOption } from './store-options.js';
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
@@ -84,6 +84,6 @@ export const registerScan: CommandRegistrar = (program, io, setExit) => {
     .addHelpText('after', EXAMPLES);
   command.action(async (flags: ScanFlags) => {
     const { scanCommand } = await import('./scan.js');
-    setExit(await scanCommand(flags, io));
+    setExit(await scanCommand(givenTeam(command, flags), io));
   });
 };

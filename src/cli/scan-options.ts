@@ -124,7 +124,26 @@ export function scanConfig(flags: ScanFlags): ScanConfig {
     queue: queueConfig(flags),
   };
   if (config.rescan !== undefined) checkRescan(config);
+  if (!config.store) checkNoStore(flags);
   return config;
+}
+
+/**
+ * `--no-store` records nothing, so the flags that say how to record a scan would be ignored: they
+ * are refused instead. `--team` and `--db` still choose where `--asset` reads its list.
+ */
+function checkNoStore(flags: ScanFlags): void {
+  const readsAssets = (flags.asset ?? []).length > 0;
+  const ignored = [
+    flags.name !== undefined ? '--name' : undefined,
+    flags.team !== undefined && !readsAssets ? '--team' : undefined,
+    flags.db !== undefined && !readsAssets ? '--db' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (ignored.length > 0) {
+    throw new UserError(
+      `--no-store records nothing, so ${ignored.join(', ')} would do nothing: leave out ${ignored.join(', ')} or --no-store`,
+    );
+  }
 }
 
 /**

@@ -4,8 +4,9 @@
  * lines without colour), written as found. stderr: notices, errors, the progress bar (on a terminal)
  * and the summary; with `-silent`, nothing but fatal errors.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { resolve } from 'node:path';
+
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import {
   formatFinding,
@@ -17,6 +18,7 @@ import {
   serializeEvent,
 } from '../output/index.js';
 import type { ScanProblem } from '../scan/index.js';
+import { printable } from '../source/index.js';
 import { UserError } from './exit.js';
 import type { CliIo } from './io.js';
 
@@ -80,7 +82,7 @@ export class ScanOutput {
 
   /** Shown even with `-silent`: the scan cannot go on. */
   fatal(text: string): void {
-    this.above(() => this.io.stderr.write(`error: ${text}\n`));
+    this.above(() => this.io.stderr.write(`error: ${printable(text)}\n`));
   }
 
   problem(problem: ScanProblem): void {
@@ -149,7 +151,7 @@ export class ScanOutput {
 
   private notice(label: string, text: string): void {
     if (this.settings.silent) return;
-    this.above(() => this.io.stderr.write(`${label} ${text}\n`));
+    this.above(() => this.io.stderr.write(`${label} ${printable(text)}\n`));
   }
 
   private above(write: () => void): void {
@@ -170,8 +172,10 @@ class FileSink {
     private readonly fd: number,
   ) {}
 
+  /** Opens `path` for writing, making its folder first when it does not exist yet. */
   static open(path: string): FileSink {
     try {
+      mkdirSync(dirname(path), { recursive: true });
       return new FileSink(path, openSync(path, 'w'));
     } catch (error) {
       throw new UserError(`-o ${path}: cannot write the output file (${codeOf(error)})`);
@@ -200,6 +204,7 @@ class FileSink {
 function codeOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'its folder does not exist';
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a part of its folder path is a file';
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'it is a folder';
   if (code === 'ENOSPC') return 'no space left on the device';

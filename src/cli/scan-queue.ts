@@ -1,8 +1,7 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
-import { readFile } from 'node:fs/promises';
 import { enqueueScan } from '../queue/index.js';
-import { type AuthEntry, describeLocation, type Store } from '../store/index.js';
-import type { ParsedTemplate } from '../template/index.js';
+import { type AuthEntry, describeLocation, resolveLocation, type Store } from '../store/index.js';
+import { type ParsedTemplate, readTemplateText } from '../template/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import type { ScanOutput } from './scan-output.js';
@@ -39,7 +38,7 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
     templates.map(async (t) => ({
       id: t.id,
       path: t.file,
-      content: texts?.get(t) ?? (await readFile(t.file, 'utf8')),
+      content: texts?.get(t) ?? (await templateText(t.file)),
       selfContained: t.selfContained,
     })),
   );
@@ -71,4 +70,11 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** A template's text to store with its scan, read again from its file within the template size limit. */
+export async function templateText(file: string): Promise<string> {
+  const read = await readTemplateText(file);
+  if (!read.ok) throw new UserError(`${file}: ${read.reason}`);
+  return read.text;
 }

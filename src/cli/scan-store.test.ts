@@ -211,6 +211,21 @@ describe('where a scan is recorded', () => {
     expect(existsSync(own.path('.keyhole'))).toBe(false);
     own.remove();
   });
+
+  it('refuses --name, --team and --db with --no-store, which would do nothing, before any request', async () => {
+    const own = new Workspace();
+    own.file('found.yaml', pathsTemplate('found', ['{{BaseURL}}/found']));
+    const before = host.requests.length;
+    const scan = ['scan', '-u', host.origin, '-t', 'found.yaml', '--no-store'];
+    expect(await own.cli([...scan, '--name', 'nightly', '--team', 'appsec'])).toEqual({
+      code: 1,
+      out: '',
+      err: 'error: --no-store records nothing, so --name, --team would do nothing: leave out --name, --team or --no-store\n',
+    });
+    expect((await own.cli([...scan, '--db', own.path('other.db')])).err).toContain('--db would do nothing');
+    expect(host.requests.length).toBe(before);
+    own.remove();
+  });
 });
 
 describe('when the store goes away during a scan', () => {

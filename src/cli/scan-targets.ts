@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { printable, quote } from '../source/index.js';
 import type { Store } from '../store/index.js';
-import { checkTarget, TargetListReader } from '../targets/index.js';
+import { checkTarget, describeTargetProblem, readTargetList } from '../targets/index.js';
 import { UserError } from './exit.js';
 import type { CliIo } from './io.js';
 
@@ -28,7 +28,7 @@ export class ScanTargets {
     for (const value of given.targets) {
       const target = value.trim();
       const checked = checkTarget(target);
-      if (!checked.ok) throw new UserError(`-u ${JSON.stringify(value)}: ${checked.message}`);
+      if (!checked.ok) throw new UserError(`-u ${quote(value)}: ${checked.message}`);
       this.add(target, checked.key);
     }
     if (given.list !== undefined) {
@@ -78,12 +78,9 @@ async function readList(file: string, io: CliIo, report: (text: string) => void)
     () => false,
   );
   if (!isFile) throw new UserError(`-l ${file}: no such file`);
-  const reader = new TargetListReader();
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) reader.line(line);
-  const list = reader.result();
+  const list = await readTargetList(createReadStream(path));
   if (list.problems.length > 0) {
-    for (const p of list.problems) report(`${file}:${p.line}: ${JSON.stringify(p.text)}: ${p.message}`);
+    for (const p of list.problems) report(`${printable(file)}:${p.line}: ${describeTargetProblem(p)}`);
     const what =
       list.problems.length === 1
         ? '1 line of FILE is not a target'

@@ -1,5 +1,5 @@
 /** `keyhole scan` run in-process: flags, output forms, exit codes, the summary and Ctrl-C. */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost } from '../scan/testing/hosts.js';
@@ -140,6 +140,23 @@ describe('keyhole scan output', () => {
     expect(json.out).toBe(plain.out);
     const written = readFileSync(ws.path('out.jsonl'), 'utf8');
     expect(lines(written).map((l) => JSON.parse(l)['template-id'])).toEqual(['found']);
+  });
+
+  it('makes the folders of -o that do not exist yet', async () => {
+    const result = await scan('-u', host.origin, '-t', 'found.yaml', '-j', '-o', 'out/nightly/found.jsonl');
+    expect(result.code, result.err).toBe(0);
+    const written = readFileSync(ws.path('out/nightly/found.jsonl'), 'utf8');
+    expect(lines(written).map((l) => JSON.parse(l)['template-id'])).toEqual(['found']);
+  });
+
+  it('refuses an -o whose folder path runs through a file, before any request', async () => {
+    ws.file('plain-file', '');
+    const result = await scan('-u', host.origin, '-t', 'found.yaml', '-o', 'plain-file/found.txt');
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(
+      `error: -o ${ws.path('plain-file/found.txt')}: cannot write the output file (a part of its folder path is a file)`,
+    );
+    expect(host.requests).toEqual([]);
   });
 
   it('exits 2 when the output file cannot be written', async () => {
@@ -303,6 +320,16 @@ describe('keyhole scan targets', () => {
     expect(host.requests).toEqual([]);
   });
 
+  it('shows the control characters of a bad line of -l as escapes', async () => {
+    ws.file('hostile-hosts.txt', 'evil\x1b[2J\x07.example\nhost.example:8\u202e0\n');
+    const result = await scan('-l', 'hostile-hosts.txt', '-t', 'found.yaml');
+    expect(result.code).toBe(1);
+    expect(result.err.split('\n').slice(0, 2)).toEqual([
+      'error: hostile-hosts.txt:1: "evil\\x1b[2J\\x07.example": "evil\\x1b[2J\\x07.example" is not a valid host name',
+      'error: hostile-hosts.txt:2: "host.example:8\\u202e0": port "8\\u202e0" is not a number from 1 to 65535',
+    ]);
+  });
+
   it('refuses a -u value that is not a target', async () => {
     expect(await scan('-u', 'http://', '-t', 'found.yaml')).toEqual({
       code: 1,
@@ -361,6 +388,15 @@ describe('keyhole scan configuration errors (exit 1, before any request)', () =>
     expect(result.code).toBe(1);
     expect(result.err).toContain(`error: ${ws.path('broken.yaml')}:5:5: http[0].pathz: unknown key "pathz"`);
     expect(result.err).toContain('error: 1 template has errors; fix them or leave them out');
+    expect(host.requests).toEqual([]);
+  });
+
+  it('refuses a template file over 4 MiB from its size and sends nothing', async () => {
+    ws.file('huge.yaml', 'id: huge\n');
+    truncateSync(ws.path('huge.yaml'), 50 << 20);
+    const result = await scan('-u', host.origin, '-t', 'found.yaml', '-t', 'huge.yaml');
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(`error: ${ws.path('huge.yaml')}:1:1: it is 50 MiB, over the limit of 4 MiB`);
     expect(host.requests).toEqual([]);
   });
 

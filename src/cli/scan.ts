@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { AuthSummary, ScanSummary } from '../output/index.js';
 import { loadStoredTemplate } from '../retest/index.js';
@@ -21,7 +21,7 @@ import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { type ScanConfig, type ScanFlags, scanConfig } from './scan-options.js';
 import { ScanOutput } from './scan-output.js';
-import { queueScan, requireQueueStore } from './scan-queue.js';
+import { queueScan, requireQueueStore, templateText } from './scan-queue.js';
 import { type LoadedSecrets, plannedSecretEntries, readSecrets, withScanSession } from './scan-session.js';
 import { ScanTargets, storedAssets } from './scan-targets.js';
 import { existingTeam, withStore } from './store-access.js';
@@ -328,7 +328,7 @@ async function templateRefs(
     templates.map(async (t) => ({
       id: t.id,
       path: t.file,
-      ...(withContent ? { content: texts?.get(t) ?? (await readFile(t.file, 'utf8')) } : {}),
+      ...(withContent ? { content: texts?.get(t) ?? (await templateText(t.file)) } : {}),
     })),
   );
 }

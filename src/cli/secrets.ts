@@ -12,7 +12,7 @@ import {
   SecretIndex,
   type SecretSpec,
 } from '../secretfile/index.js';
-import { type Diagnostic, formatDiagnostic } from '../source/index.js';
+import { type Diagnostic, formatDiagnostic, printable, quote } from '../source/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 
@@ -75,9 +75,10 @@ function summarise(file: string, result: LoadResult): FileSummary {
 function describeSummary(s: FileSummary): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const warnings = s.warnings > 0 ? `, ${plural(s.warnings, 'warning')}` : '';
-  if (s.valid && s.static + s.dynamic === 0) return `${s.file}: valid${warnings}`;
-  if (s.valid) return `${s.file}: valid (${s.static} static, ${s.dynamic} dynamic${warnings})`;
-  return `${s.file}: ${plural(s.errors, 'error')}${warnings}`;
+  const file = printable(s.file);
+  if (s.valid && s.static + s.dynamic === 0) return `${file}: valid${warnings}`;
+  if (s.valid) return `${file}: valid (${s.static} static, ${s.dynamic} dynamic${warnings})`;
+  return `${file}: ${plural(s.errors, 'error')}${warnings}`;
 }
 
 // --- match ---------------------------------------------------------------------------------------
@@ -142,10 +143,10 @@ function parseUrl(text: string): { url: URL; key: MatchKey } {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new UserError(`"${text}" is not a URL; give one such as https://app.example.com/path`);
+    throw new UserError(`${quote(text)} is not a URL; give one such as https://app.example.com/path`);
   }
   const key = matchKeyOfUrl(url);
-  if (key === undefined) throw new UserError(`"${text}" is not an http or https URL`);
+  if (key === undefined) throw new UserError(`${quote(text)} is not an http or https URL`);
   return { url, key };
 }
 

@@ -2,7 +2,7 @@
  * The options of commands that touch the store. Kept apart from the store itself so that a
  * command's definition (what `--help` shows) loads without the database drivers.
  */
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 
 /** The team of commands run without `--team`; the store's `DEFAULT_TEAM` (a test keeps them equal). */
 export const DEFAULT_TEAM_OPTION = 'default';
@@ -25,4 +25,19 @@ export function teamOption(): Option {
 /** `--team NAME` on commands that use what was recorded: reading a team never creates it. */
 export function existingTeamOption(): Option {
   return new Option('--team <name>', 'team whose data to use (it must exist)').default(DEFAULT_TEAM_OPTION);
+}
+
+/**
+ * `flags` with `team` only when `--team` was given: a command that takes no team's data unless
+ * asked (a scan with `--no-store`) can tell the default from a choice; it falls back to the default.
+ */
+export function givenTeam<T extends { readonly team?: string }>(command: Command, flags: T): T {
+  if (command.getOptionValueSource('team') !== 'default') return flags;
+  const { team: _default, ...rest } = flags;
+  return rest as T;
+}
+
+/** The `--name` of what a command stores from a file (an import, an asset list) when none is given. */
+export function nameOfFile(file: string): string {
+  return file.split(/[\\/]/).at(-1) || file;
 }

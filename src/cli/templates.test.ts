@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -122,6 +122,35 @@ describe('keyhole templates validate', () => {
     const io = memoryIo();
     expect(await run(['templates', 'validate', 'no/such/dir'], io)).toBe(1);
     expect(io.out()).toContain('no/such/dir:1:1: no such file or folder');
+  });
+
+  it('refuses a template file over 4 MiB from its size, before parsing it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keyhole-templates-'));
+    try {
+      const big = join(dir, 'big.yaml');
+      writeFileSync(big, 'id: big\n');
+      truncateSync(big, 50 << 20);
+      const io = memoryIo();
+      expect(await run(['templates', 'validate', big], io)).toBe(1);
+      expect(io.out()).toContain(
+        `${big}:1:1: it is 50 MiB, over the limit of 4 MiB (the largest nuclei templates are a few hundred KiB)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shows the control characters of a template file name as escapes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keyhole-templates-'));
+    try {
+      writeFileSync(join(dir, 'x\x1b[2J\u202e.yaml'), 'id: x\n');
+      const io = memoryIo();
+      await run(['templates', 'validate', dir], io);
+      expect(io.out()).toContain(`error: ${dir}/x\\x1b[2J\\u202e.yaml\n`);
+      expect(io.out()).not.toMatch(/[\x1b\u202e]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('prints a JSON report with --json', async () => {

@@ -1,4 +1,4 @@
-import { formatDiagnostic } from '../source/index.js';
+import { formatDiagnostic, printable } from '../source/index.js';
 import { loadTemplates, type TemplateResult } from '../template/index.js';
 import { ExitCode } from './exit.js';
 import type { CliIo } from './io.js';
@@ -33,12 +33,13 @@ function count(results: readonly TemplateResult[]): Counts {
 
 function printText(io: CliIo, results: readonly TemplateResult[]): void {
   for (const result of results) {
-    if (result.status === 'ok') io.stdout.write(`OK ${result.file}\n`);
+    const file = printable(result.file);
+    if (result.status === 'ok') io.stdout.write(`OK ${file}\n`);
     else if (result.status === 'unsupported') {
       const features = result.features.map((f) => `${f.feature} (${f.line}:${f.col})`).join(', ');
-      io.stdout.write(`unsupported: ${result.file}: ${features}\n`);
+      io.stdout.write(`unsupported: ${file}: ${features}\n`);
     } else {
-      io.stdout.write(`error: ${result.file}\n`);
+      io.stdout.write(`error: ${file}\n`);
     }
     for (const d of result.diagnostics) io.stdout.write(`  ${formatDiagnostic(d)}\n`);
   }

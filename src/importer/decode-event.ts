@@ -1,4 +1,5 @@
 import { isSeverity, type ResultEvent } from '../output/index.js';
+import { quote } from '../source/index.js';
 
 export type Decoded =
   | { readonly ok: true; readonly event: ResultEvent }
@@ -64,7 +65,7 @@ function decodeInfo(value: unknown): Json | string {
   if (typeof severity !== 'string') return `info.severity: expected a string, got ${kind(severity)}`;
   const lower = severity.trim().toLowerCase();
   if (lower !== '' && !isSeverity(lower)) {
-    return `info.severity: expected one of critical, high, medium, low, info, unknown; got ${JSON.stringify(severity)}`;
+    return `info.severity: expected one of critical, high, medium, low, info, unknown; got ${quote(severity)}`;
   }
   return { ...value, severity: lower };
 }
@@ -88,7 +89,7 @@ function timestamp(value: Json): string | undefined {
   if (text === undefined) return undefined;
   if (typeof text !== 'string') return `timestamp: expected an RFC 3339 string, got ${kind(text)}`;
   if (Number.isNaN(parseTimestamp(text))) {
-    return `timestamp: ${JSON.stringify(text)} is not an RFC 3339 time (like 2024-03-14T10:21:33.482190774-04:00)`;
+    return `timestamp: ${quote(text)} is not an RFC 3339 time (like 2024-03-14T10:21:33.482190774-04:00)`;
   }
   return undefined;
 }
@@ -160,6 +161,6 @@ function kind(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'string')
-    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    return `the string ${quote(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }

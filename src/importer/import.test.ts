@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../store/index.js';
 import { sqliteTestDatabase, type TestDatabase } from '../store/testing/databases.js';
 import { decodeEvent, parseTimestamp } from './decode-event.js';
-import { IMPORT_BATCH, importJsonl } from './import.js';
+import { IMPORT_BATCH, ImportStoppedError, importJsonl, MAX_LINE_BYTES } from './import.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/nuclei-results.jsonl', import.meta.url));
 
@@ -111,5 +111,81 @@ describe('streaming import', () => {
       severity: { critical: total / 6, unknown: total / 6 },
     });
     expect(batches.length).toBeGreaterThanOrEqual(2);
+  });
+
+  function event(i: number): string {
+    return JSON.stringify({
+      'template-id': 'deep-test',
+      info: { name: 'n', severity: 'low' },
+      type: 'http',
+      host: 'h.test',
+      'matched-at': `https://h.test/${i}`,
+    });
+  }
+
+  it('skips a line nested thousands deep with its number and imports every other line', async () => {
+    const team = await store.teams.ensure('default');
+    const deep = `{"template-id":"d","type":"http","info":{},"meta":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    async function* lines() {
+      for (let i = 1; i <= 6010; i++) yield `${i === 5006 ? deep : event(i)}\n`;
+    }
+    const report = await importJsonl(store, Readable.from(lines()), { teamId: team.id, name: 'deep' });
+    expect(report.errors).toEqual([
+      { line: 5006, message: 'lists and objects nested more than 100 deep; a result event nests a few' },
+    ]);
+    expect(report).toMatchObject({ lines: 6010, imported: 6009, badLines: 1, scan: { status: 'uploaded' } });
+  });
+
+  it('skips a line longer than the limit, saying its length and the limit, and goes on', async () => {
+    const team = await store.teams.ensure('default');
+    const megabyte = Buffer.alloc(1 << 20, ' ');
+    async function* chunks() {
+      yield `${event(1)}\n{"template-id":"`;
+      for (let i = 0; i < 40; i++) yield megabyte;
+      yield `"}\n${event(3)}\n`;
+    }
+    const report = await importJsonl(store, Readable.from(chunks()), { teamId: team.id, name: 'long' });
+    expect(MAX_LINE_BYTES).toBe(32 << 20);
+    expect(report.errors).toEqual([
+      { line: 2, message: 'the line is 40 MiB long, over the limit of 32 MiB' },
+    ]);
+    expect(report).toMatchObject({ lines: 3, imported: 2, badLines: 1, scan: { status: 'uploaded' } });
+  });
+
+  it("shows a bad line's control characters as escapes in its message", async () => {
+    const team = await store.teams.ensure('default');
+    const lines = [
+      '\x1b]0;owned\x07 not json',
+      '{"template-id":"x","type":"http","info":{"severity":"\\u009b2J\\u202e"}}',
+      event(3),
+    ];
+    const report = await importJsonl(store, Readable.from([lines.join('\n')]), { teamId: team.id });
+    expect(report.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('\\x1b]0;owned\\x07 not json'),
+      'info.severity: expected one of critical, high, medium, low, info, unknown; got "\\x9b2J\\u202e"',
+    ]);
+    for (const { message } of report.errors) expect(message).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e]/);
+  });
+
+  it('marks the scan it created failed, never uploaded, when its input breaks off', async () => {
+    const team = await store.teams.ensure('default');
+    async function* broken() {
+      for (let i = 1; i <= IMPORT_BATCH + 1; i++) yield `${event(i)}\n`;
+      throw new Error('the disk went away');
+    }
+    const stopped = await importJsonl(store, Readable.from(broken()), { teamId: team.id, name: 'cut' }).catch(
+      (error: unknown) => error,
+    );
+    expect(stopped).toBeInstanceOf(ImportStoppedError);
+    const { line, reason, scan } = stopped as ImportStoppedError;
+    expect({ line, reason, left: scan?.left }).toEqual({
+      line: IMPORT_BATCH + 1,
+      reason: 'the disk went away',
+      left: 'failed',
+    });
+    expect(await store.scans.require(scan!.id)).toMatchObject({
+      status: 'failed',
+      failureReason: `the import stopped after line ${IMPORT_BATCH + 1}: the disk went away`,
+    });
   });
 });

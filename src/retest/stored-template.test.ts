@@ -29,6 +29,25 @@ const withPayloadFile = template(
 ).replace('/debug', '/debug?user={{user}}');
 
 describe('a stored template', () => {
+  it('is refused without being parsed when its stored text is over the 4 MiB of a template file', async () => {
+    const padded = template('x', `    # ${'#'.repeat(5 << 20)}\n`);
+    const stored = await loadStoredTemplate({ id: 'exposed', path: '', encoded: base64(padded) });
+    expect(stored).toEqual({
+      status: 'error',
+      reason: 'the stored template is 5 MiB, over the limit of 4 MiB for a template',
+    });
+  });
+
+  it('read from its file when not stored, is refused when that file is over 4 MiB', async () => {
+    const path = join(dir, 'huge.yaml');
+    writeFileSync(path, template('x', `    # ${'#'.repeat(5 << 20)}\n`));
+    const stored = await loadStoredTemplate({ id: 'exposed', path, encoded: '' });
+    expect(stored).toEqual({
+      status: 'error',
+      reason: `the text of template exposed was not stored and ${path} cannot be read as a template: it is 5 MiB, over the limit of 4 MiB (the largest nuclei templates are a few hundred KiB)`,
+    });
+  });
+
   it('is parsed from the stored text, under the path it had, even when the file is gone', async () => {
     const path = join(dir, 'gone.yaml');
     const stored = await loadStoredTemplate({ id: 'exposed', path, encoded: base64(template('DEBUG=on')) });
@@ -102,7 +121,7 @@ describe('a template whose text was not stored', () => {
     const missing = join(dir, 'missing.yaml');
     expect(await loadStoredTemplate({ id: 'exposed', path: missing, encoded: '' })).toEqual({
       status: 'error',
-      reason: `the text of template exposed was not stored and ${missing} cannot be read as a template`,
+      reason: `the text of template exposed was not stored and ${missing} cannot be read as a template: no such file or folder`,
     });
   });
 

@@ -1,13 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Diagnostic } from '../source/index.js';
+import { type Diagnostic, formatBytes } from '../source/index.js';
 import {
   isTemplateFile,
+  MAX_TEMPLATE_BYTES,
   type ParsedTemplate,
   type ParseOptions,
   type PayloadFileReader,
   parseTemplate,
   payloadFileReader,
+  readTemplateText,
   type TemplateResult,
 } from '../template/index.js';
 
@@ -43,7 +44,15 @@ export type StoredTemplate =
  */
 export async function loadStoredTemplate(ref: StoredTemplateRef): Promise<StoredTemplate> {
   if (ref.encoded === '') return fromFile(ref);
-  const text = Buffer.from(ref.encoded, 'base64').toString('utf8');
+  // The stored text may come from an imported file: it is held to the size of a template file.
+  const bytes = Buffer.from(ref.encoded, 'base64');
+  if (bytes.length > MAX_TEMPLATE_BYTES) {
+    return {
+      status: 'error',
+      reason: `the stored template is ${formatBytes(bytes.length)}, over the limit of ${formatBytes(MAX_TEMPLATE_BYTES)} for a template`,
+    };
+  }
+  const text = bytes.toString('utf8');
   const onDisk = ref.path === '' ? undefined : await readText(ref.path);
   const payloadFiles = onDisk === text ? payloadFileReader(dirname(ref.path)) : noPayloadFiles(ref.path);
   const options: ParseOptions = { payloadFiles };
@@ -59,13 +68,15 @@ async function fromFile(ref: StoredTemplateRef): Promise<StoredTemplate> {
   }
   // The path may come from an imported file: only a template file is read, and what is wrong with
   // it is not quoted (its text is not the store's to show).
-  const text = isTemplateFile(ref.path) ? await readText(ref.path) : undefined;
-  if (text === undefined) {
+  const read = isTemplateFile(ref.path) ? await readTemplateText(ref.path) : undefined;
+  if (read === undefined || !read.ok) {
+    const why = read === undefined ? '' : `: ${read.reason}`;
     return {
       status: 'error',
-      reason: `the text of template ${ref.id} was not stored and ${ref.path} cannot be read as a template`,
+      reason: `the text of template ${ref.id} was not stored and ${ref.path} cannot be read as a template${why}`,
     };
   }
+  const text = read.text;
   const options: ParseOptions = { payloadFiles: payloadFileReader(dirname(ref.path)) };
   const result = parseTemplate(ref.path, text, options);
   if (result.status === 'error') {
@@ -116,9 +127,6 @@ function fileName(ref: StoredTemplateRef): string {
 }
 
 async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const read = await readTemplateText(path);
+  return read.ok ? read.text : undefined;
 }

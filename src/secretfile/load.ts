@@ -1,6 +1,14 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { type Diagnostic, Diagnostics, formatOf, parseSource, sortDiagnostics } from '../source/index.js';
+import {
+  type Diagnostic,
+  Diagnostics,
+  describeReadProblem,
+  formatOf,
+  parseSource,
+  readBounded,
+  sortDiagnostics,
+} from '../source/index.js';
 import type { ExternalVariable } from '../template/index.js';
 import { buildCredential, hasPlaceholder, mapSecret, placeholdersIn, secretStrings } from './credential.js';
 import { decodeSecretFile } from './decode.js';
@@ -21,7 +29,10 @@ import type {
   StaticSecret,
 } from './model.js';
 import { Redactor } from './redact.js';
-import { type CommandRunner, resolveValues } from './references.js';
+import { type CommandRunner, DEFAULT_COMMAND_TIMEOUT_MS, resolveValues } from './references.js';
+
+/** The largest secret file read, checked before it is parsed: thousands of entries fit in far less. */
+export const MAX_SECRET_FILE_BYTES = 4 << 20;
 
 export interface LoadOptions {
   readonly cwd: string;
@@ -93,22 +104,15 @@ async function loadOne(
     return { set: undefined, diagnostics: diagnostics.items };
   }
   const absolute = resolve(options.cwd, path);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a folder'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : String(code);
-    diagnostics.error(top, [], `cannot read the secret file: ${why}`);
+  const read = await readBounded(absolute, {
+    maxBytes: MAX_SECRET_FILE_BYTES,
+    timeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
+  });
+  if (!read.ok) {
+    diagnostics.error(top, [], `cannot read the secret file: ${describeReadProblem(read.problem)}`);
     return { set: undefined, diagnostics: diagnostics.items };
   }
+  const text = read.text;
   const parsed = parseSource(path, text, format);
   const decl = decodeSecretFile(parsed);
   const found = parsed.diagnostics;

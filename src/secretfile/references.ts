@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Diagnostics } from '../source/index.js';
+import { type Diagnostics, describeReadProblem, formatBytes, quote, readBounded } from '../source/index.js';
 import type { Sourced, ValueSource } from './model.js';
 
-/** How long a `{cmd: …}` reference may run before it counts as failed. */
+/** How long a `{cmd: …}` reference may run, or a `{file: …}` pipe take to be written, before it counts as failed. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
-const MAX_OUTPUT_BYTES = 1 << 20;
+/** The most a `{file: …}` or `{cmd: …}` reference gives: a secret is far smaller. */
+export const MAX_REFERENCED_BYTES = 1 << 20;
 
 export type CommandResult =
   | { readonly ok: true; readonly stdout: string }
@@ -75,20 +75,13 @@ async function resolveSource(source: ValueSource, context: ReferenceContext): Pr
     }
     case 'file': {
       const path = resolve(context.baseDir, source.path);
-      try {
-        return { ok: true, stdout: dropTrailingNewline(await readFile(path, 'utf8')) };
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        const why =
-          code === 'ENOENT'
-            ? 'no such file'
-            : code === 'EACCES'
-              ? 'permission denied'
-              : code === 'EISDIR'
-                ? 'it is a folder'
-                : String(code ?? error);
-        return { ok: false, reason: `cannot read the file ${path}: ${why}` };
-      }
+      const read = await readBounded(path, {
+        maxBytes: MAX_REFERENCED_BYTES,
+        timeoutMs: context.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      });
+      if (!read.ok)
+        return { ok: false, reason: `cannot read the file ${path}: ${describeReadProblem(read.problem)}` };
+      return { ok: true, stdout: dropTrailingNewline(read.text) };
     }
     case 'cmd': {
       const run = context.runCommand ?? runCommand;
@@ -97,7 +90,7 @@ async function resolveSource(source: ValueSource, context: ReferenceContext): Pr
       if (!result.ok)
         return {
           ok: false,
-          reason: `the command ${JSON.stringify(source.argv[0])} failed: ${result.reason}`,
+          reason: `the command ${quote(source.argv[0] ?? '')} failed: ${result.reason}`,
         };
       return { ok: true, stdout: dropTrailingNewline(result.stdout) };
     }
@@ -120,7 +113,7 @@ export const runCommand: CommandRunner = (argv, options) =>
       {
         cwd: options.cwd,
         timeout: options.timeoutMs,
-        maxBuffer: MAX_OUTPUT_BYTES,
+        maxBuffer: MAX_REFERENCED_BYTES,
         env: options.env as NodeJS.ProcessEnv,
         encoding: 'utf8',
         windowsHide: true,
@@ -139,7 +132,7 @@ export const runCommand: CommandRunner = (argv, options) =>
         if (failure.code === 'ENOENT')
           done({ ok: false, reason: `program not found (is it installed and on PATH?)` });
         else if (failure.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
-          done({ ok: false, reason: `it printed more than ${MAX_OUTPUT_BYTES} bytes` });
+          done({ ok: false, reason: `it printed more than ${formatBytes(MAX_REFERENCED_BYTES)}, the limit` });
         else if (failure.killed === true || failure.signal != null) {
           const why =
             failure.killed === true

@@ -1,4 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadText } from './testing/fixtures.js';
 
 /** The diagnostics of a file, as printed (`s.yaml:line:col: path: message`). */
@@ -495,6 +501,81 @@ describe('secret references', () => {
     expect(message).toMatch(
       /^s\.yaml:4:12: static\[0\]\.token: cannot read the file .*missing\.txt: no such file$/,
     );
+  });
+
+  describe('{file: …} beyond a regular file of a secret', () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'keyhole-references-'));
+    });
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    async function fifo(name: string): Promise<string> {
+      const path = join(dir, name);
+      await promisify(execFile)('mkfifo', [path]);
+      return path;
+    }
+
+    it('refuses a file over 1 MiB from its size, at the field, with the limit', async () => {
+      const big = join(dir, 'big.txt');
+      await writeFile(big, '');
+      await truncate(big, 100 << 20);
+      expect((await loadText(entry(`{file: ${big}}`))).messages).toEqual([
+        `s.yaml:4:12: static[0].token: cannot read the file ${big}: it is 100 MiB, over the limit of 1 MiB`,
+      ]);
+    });
+
+    it('refuses a secret file over 4 MiB from its size, before parsing it', async () => {
+      const big = join(dir, 'big.yaml');
+      await writeFile(big, 'static:\n');
+      await truncate(big, 10 << 20);
+      expect((await loadText('', { load: [big] })).messages).toEqual([
+        `${big}:1:1: cannot read the secret file: it is 10 MiB, over the limit of 4 MiB`,
+      ]);
+    });
+
+    it('reports a login template over 4 MiB at the field that names it', async () => {
+      const login = join(dir, 'big-login.yaml');
+      await writeFile(login, 'id: big-login\n');
+      await truncate(login, 5 << 20);
+      const messages = (
+        await loadText(
+          `dynamic:\n  - template: ${login}\n    variables: [{key: username, value: u}]\n    type: bearertoken\n    domains: [a.test]\n    token: "{{session}}"\n`,
+        )
+      ).messages;
+      expect(messages).toEqual([
+        `s.yaml:2:15: dynamic[0].template: the login template ${login} has errors (listed below)`,
+        `${login}:1:1: it is 5 MiB, over the limit of 4 MiB (the largest nuclei templates are a few hundred KiB)`,
+      ]);
+    });
+
+    it.runIf(existsSync('/dev/zero'))('stops reading an endless device at the limit', async () => {
+      expect((await loadText(entry('{file: /dev/zero}'))).messages).toEqual([
+        's.yaml:4:12: static[0].token: cannot read the file /dev/zero: it is larger than 1 MiB, the limit',
+      ]);
+    });
+
+    it('reads a FIFO its writer fills and closes', async () => {
+      const path = await fifo('token.fifo');
+      const written = promisify(execFile)(process.execPath, [
+        '-e',
+        `require('fs').writeFileSync(${JSON.stringify(path)}, 'from-fifo\\n')`,
+      ]);
+      const loaded = await loadText(entry(`{file: ${path}}`));
+      await written;
+      expect(loaded.messages).toEqual([]);
+      expect(loaded.secrets?.entries[0]).toMatchObject({ credential: { token: 'from-fifo' } });
+    });
+
+    it('gives up on a FIFO nobody writes to at the timeout and says so', async () => {
+      const path = await fifo('silent.fifo');
+      const loaded = await loadText(entry(`{file: ${path}}`), { commandTimeoutMs: 300 });
+      expect(loaded.messages).toEqual([
+        `s.yaml:4:12: static[0].token: cannot read the file ${path}: nothing finished writing it within 0.3 s`,
+      ]);
+    });
   });
 
   it('resolves {cmd: [argv…]} from the output of a real command, without a shell', async () => {

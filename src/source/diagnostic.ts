@@ -1,4 +1,5 @@
 import type { Position } from './node.js';
+import { printable } from './printable.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -25,12 +26,15 @@ export function formatPath(path: Path): string {
   return out;
 }
 
-/** `file:line:col: message`, the format editors and CI annotators understand. */
+/**
+ * `file:line:col: message`, the format editors and CI annotators understand; what it quotes of
+ * the file is made {@link printable}, so a diagnostic is always one line of visible text.
+ */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = `${d.file}:${d.line}:${d.col}`;
   const prefix = d.severity === 'warning' ? 'warning: ' : '';
   const field = d.path === '' ? '' : `${d.path}: `;
-  return `${where}: ${prefix}${field}${d.message}`;
+  return printable(`${where}: ${prefix}${field}${d.message}`);
 }
 
 /** Collects every problem of a file so that users see them all at once, not one per run. */

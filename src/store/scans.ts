@@ -154,6 +154,17 @@ export class Scans {
     });
   }
 
+  /** An import's scan, `starting` while its file is read → `uploaded`, complete, progress 100. */
+  async completeImport(scanId: string): Promise<void> {
+    const now = Date.now();
+    await this.transition(scanId, ['starting'], 'complete the import of', {
+      status: 'uploaded',
+      progress: 100,
+      completed_at: now,
+      updated_at: now,
+    });
+  }
+
   /** Any live state → `failed`, with the reason users will see. */
   async fail(scanId: string, reason: string): Promise<void> {
     const now = Date.now();

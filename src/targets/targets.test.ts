@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkTarget, parseTargetList } from './targets.js';
+import { checkTarget, describeTargetProblem, parseTargetList, readTargetList } from './targets.js';
 
 describe('target lists', () => {
   it('accepts URLs, hosts, host:port and IP addresses', () => {
@@ -68,6 +68,20 @@ describe('target lists', () => {
       text: 'not a host',
       message: expect.stringContaining('no spaces'),
     });
+  });
+
+  it('reports a line over 64 KiB by number and size without keeping it, and reads on', async () => {
+    const line = Buffer.alloc(1 << 20, 'a');
+    async function* file() {
+      yield 'https://one.test\n';
+      for (let i = 0; i < 100; i++) yield line;
+      yield '\ntwo.test\n';
+    }
+    const list = await readTargetList(file());
+    expect(list.targets).toEqual(['https://one.test', 'two.test']);
+    expect(list.problems.map((p) => [p.line, describeTargetProblem(p)])).toEqual([
+      [2, 'the line is 100 MiB long, over the limit of 64 KiB for a target'],
+    ]);
   });
 
   it('never throws on any input, and every kept target checks out on its own', () => {

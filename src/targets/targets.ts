@@ -1,12 +1,17 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { boundedLines, formatBytes, quote } from '../source/index.js';
 
 /** A line of a target list that is not a target, with why. */
 export interface TargetProblem {
   readonly line: number;
-  readonly text: string;
+  /** The line as written, trimmed; undefined for a line too long to keep. */
+  readonly text: string | undefined;
   readonly message: string;
 }
+
+/** The longest line of a target list kept: a URL of this length is already refused by most servers. */
+export const MAX_TARGET_LINE_BYTES = 64 * 1024;
 
 export interface TargetList {
   /** The targets as written (trimmed), first occurrence kept, in file order. */
@@ -50,9 +55,31 @@ export class TargetListReader {
     this.targets.push(text);
   }
 
+  /** A line over {@link MAX_TARGET_LINE_BYTES}: counted and reported, not kept. */
+  tooLong(bytes: number): void {
+    this.lineNumber++;
+    const message = `the line is ${formatBytes(bytes)} long, over the limit of ${formatBytes(MAX_TARGET_LINE_BYTES)} for a target`;
+    this.problems.push({ line: this.lineNumber, text: undefined, message });
+  }
+
   result(): TargetList {
     return { targets: [...this.targets], duplicates: this.duplicates, problems: [...this.problems] };
   }
+}
+
+/** A target list file's bytes, a line at a time, each line held to {@link MAX_TARGET_LINE_BYTES}. */
+export async function readTargetList(input: AsyncIterable<Buffer | string>): Promise<TargetList> {
+  const reader = new TargetListReader();
+  for await (const line of boundedLines(input, MAX_TARGET_LINE_BYTES)) {
+    if (line.tooLong !== undefined) reader.tooLong(line.tooLong.bytes);
+    else reader.line(line.text);
+  }
+  return reader.result();
+}
+
+/** `"the line": why`, or only why for a line too long to quote. */
+export function describeTargetProblem(problem: TargetProblem): string {
+  return problem.text === undefined ? problem.message : `${quote(problem.text)}: ${problem.message}`;
 }
 
 /** A whole target list given as text. */
@@ -84,7 +111,7 @@ export function checkTarget(text: string): CheckedTarget {
 function checkUrl(text: string): CheckedTarget {
   const scheme = text.slice(0, text.indexOf(':')).toLowerCase();
   if (scheme !== 'http' && scheme !== 'https')
-    return bad(`unsupported scheme "${scheme}"; use http:// or https://`);
+    return bad(`unsupported scheme ${quote(scheme)}; use http:// or https://`);
   let url: URL;
   try {
     url = new URL(text);
@@ -114,7 +141,7 @@ function checkHostPort(text: string): CheckedTarget {
     port = text.slice(text.indexOf(':') + 1);
   }
   if (port !== undefined && !/^\d{1,5}$/.test(port))
-    return bad(`port "${port}" is not a number from 1 to 65535`);
+    return bad(`port ${quote(port)} is not a number from 1 to 65535`);
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) {
     return bad(`port ${port} is out of range (1–65535)`);
   }
@@ -129,14 +156,14 @@ function checkHostPort(text: string): CheckedTarget {
 /** Why `host` is not an IPv4 address or a DNS name (IDN allowed), or undefined when it is one. */
 function hostProblem(host: string): string | undefined {
   if (host === '') return 'the host is empty';
-  if (/^[\d.]+$/.test(host)) return isIPv4(host) ? undefined : `"${host}" is not a valid IPv4 address`;
+  if (/^[\d.]+$/.test(host)) return isIPv4(host) ? undefined : `${quote(host)} is not a valid IPv4 address`;
   const ascii = domainToASCII(host);
-  if (ascii === '') return `"${host}" is not a valid host name`;
+  if (ascii === '') return `${quote(host)} is not a valid host name`;
   const name = ascii.endsWith('.') ? ascii.slice(0, -1) : ascii;
   if (name.length > 253) return 'the host name is longer than 253 characters';
   for (const label of name.split('.')) {
     if (!/^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/i.test(label)) {
-      return `"${host}" is not a valid host name (labels are letters, digits and inner hyphens, 1–63 characters)`;
+      return `${quote(host)} is not a valid host name (labels are letters, digits and inner hyphens, 1–63 characters)`;
     }
   }
   return undefined;

@@ -19,7 +19,10 @@ export {
   listTemplateFiles,
   loadTemplate,
   loadTemplates,
+  MAX_TEMPLATE_BYTES,
   payloadFileReader,
+  readTemplateText,
+  type TemplateFileText,
 } from './load.js';
 export {
   type AttackType,

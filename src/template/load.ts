@@ -1,7 +1,13 @@
 import { readFileSync, statSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Diagnostics, sortDiagnostics } from '../source/index.js';
+import {
+  Diagnostics,
+  describeReadProblem,
+  type ReadProblem,
+  readBounded,
+  sortDiagnostics,
+} from '../source/index.js';
 import { type ParseOptions, parseTemplate, type TemplateResult } from './parse.js';
 import { type PayloadFileReader, payloadFileValues } from './payloads.js';
 
@@ -74,14 +80,29 @@ function isInside(dir: string, root: string): boolean {
   return dir === root || dir.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
+/**
+ * The largest template file read, checked before a byte is parsed: the largest nuclei templates
+ * are a few hundred KiB, and parsing takes tens of times a file's size in memory.
+ */
+export const MAX_TEMPLATE_BYTES = 4 << 20;
+/** How long a template given as a pipe may take to be written. */
+const TEMPLATE_READ_TIMEOUT_MS = 10_000;
+
+export type TemplateFileText =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: string };
+
+/** A template file's text, up to {@link MAX_TEMPLATE_BYTES}; otherwise why it cannot be read. */
+export async function readTemplateText(file: string): Promise<TemplateFileText> {
+  const read = await readBounded(file, { maxBytes: MAX_TEMPLATE_BYTES, timeoutMs: TEMPLATE_READ_TIMEOUT_MS });
+  return read.ok ? read : { ok: false, reason: readProblemMessage(read.problem) };
+}
+
 /** Reads and parses one template file; I/O errors become diagnostics, never exceptions. */
 export async function loadTemplate(file: string, options: LoadOptions = {}): Promise<TemplateResult> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    return ioError(file, error);
-  }
+  const read = await readTemplateText(file);
+  if (!read.ok) return fileError(file, read.reason);
+  const text = read.text;
   const root = options.root ?? dirname(file);
   const parseOptions: ParseOptions = { payloadFiles: payloadFileReader(root) };
   return parseTemplate(file, text, parseOptions);
@@ -98,8 +119,9 @@ export async function loadTemplates(paths: readonly string[]): Promise<TemplateR
     let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(path);
-    } catch (error) {
-      results.push(ioError(path, error));
+    } catch {
+      // Read as a file, which says why it cannot be.
+      results.push(await loadTemplate(path));
       continue;
     }
     if (!info.isDirectory()) {
@@ -135,17 +157,23 @@ export async function listTemplateFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-function ioError(file: string, error: unknown): TemplateResult {
+function readProblemMessage(problem: ReadProblem): string {
+  switch (problem.kind) {
+    case 'missing':
+      return 'no such file or folder';
+    case 'folder':
+      return 'is a folder';
+    case 'denied':
+      return 'permission denied';
+    case 'too-large':
+      return `${describeReadProblem(problem)} (the largest nuclei templates are a few hundred KiB)`;
+    default:
+      return `cannot be read (${describeReadProblem(problem)})`;
+  }
+}
+
+function fileError(file: string, message: string): TemplateResult {
   const diagnostics = new Diagnostics(file);
-  const code = (error as NodeJS.ErrnoException).code;
-  const message =
-    code === 'ENOENT'
-      ? 'no such file or folder'
-      : code === 'EACCES'
-        ? 'permission denied'
-        : code === 'EISDIR'
-          ? 'is a folder'
-          : `cannot be read (${(error as Error).message})`;
   diagnostics.error({ line: 1, col: 1, offset: 0 }, [], message);
   return { status: 'error', file, diagnostics: sortDiagnostics(diagnostics.items) };
 }
