@@ -1,6 +1,6 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
 import { enqueueScan } from '../queue/index.js';
-import { type AuthEntry, describeLocation, resolveLocation, type Store } from '../store/index.js';
+import { type AuthEntry, describeLocation, type Store } from '../store/index.js';
 import { type ParsedTemplate, readTemplateText } from '../template/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
