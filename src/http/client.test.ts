@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { SendBudget } from './budget.js';
 import { keepsConnectionInStep } from './client.js';
 import type { HttpRequest } from './message.js';
 import { closedAfterEach, failure } from './testing/cleanups.js';
@@ -266,6 +267,27 @@ describe('HttpClient limits', () => {
     const error = await failure(client().send(get(server.port), { timeoutMs: 400 }));
     expect(error.kind).toBe('timeout');
     expect(error.message).toContain('timed out after 400 ms while reading the body');
+  });
+
+  it('ends sends that share a budget once their time together runs out, each within its own deadline', async () => {
+    const server = track(
+      await rawServer((_head, socket) => {
+        setTimeout(() => socket.write(okResponse('late')), 250);
+      }),
+    );
+    const sender = client({ timeoutMs: 400 });
+    const budget = new SendBudget(1);
+    expect((await sender.send(get(server.port, '/1'), { budget })).statusCode).toBe(200);
+    const cut = await failure(sender.send(get(server.port, '/2'), { budget }));
+    expect(cut.kind).toBe('timeout');
+    expect(cut.message).toMatch(
+      /\/2: timed out after \d+ ms while waiting for the response head: the request, its redirects and retries took their 400 ms$/,
+    );
+    const refused = await failure(sender.send(get(server.port, '/3'), { budget }));
+    expect(refused.message).toBe(
+      `http://127.0.0.1:${server.port}/3: not sent: the request, its redirects and retries took their 400 ms`,
+    );
+    expect(server.heads).toHaveLength(2);
   });
 
   it('stops when the caller aborts', async () => {

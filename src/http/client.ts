@@ -16,6 +16,7 @@
  * from the body or appears twice; `Connection` other than `keep-alive`) and every `unsafe` request get a connection
  * of their own, closed after the response: their bytes are sent as given all the same.
  */
+import type { SendBudget } from './budget.js';
 import { ConnectionPool, type Endpoint } from './connection-pool.js';
 import { Deadlines } from './deadlines.js';
 import { TransportError } from './errors.js';
@@ -46,6 +47,8 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
   /** TLS server name (SNI) to present, e.g. for `@tls-sni`; default: the host name (none for IPs). */
   readonly tlsServerName?: string;
+  /** Time on the wire this send shares with the other sends of its exchange (a redirect chain). */
+  readonly budget?: SendBudget;
 }
 
 /** Sends one request and resolves with its response; the shape the engine, limits and redirects share. */
@@ -146,6 +149,7 @@ export class HttpClient {
       verifyTls: this.verifyTls,
       signal: options.signal,
       serverName: options.tlsServerName,
+      budget: options.budget,
     };
   }
 }

@@ -8,6 +8,7 @@
  */
 
 export { AbortWatch } from './aborts.js';
+export { SendBudget } from './budget.js';
 export {
   defaultMaxBodyBytes,
   defaultTimeoutMs,

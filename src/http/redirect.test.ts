@@ -69,6 +69,11 @@ describe('sendFollowingRedirects', () => {
     expect(await follow(get(loop.port, '/loop'), { maxRedirects: 0 })).toHaveLength(11);
   });
 
+  it('follows at most 20 redirects, however many max-redirects allows', async () => {
+    const loop = await server((_request, response) => redirect(response, 302, '/loop'));
+    expect(await follow(get(loop.port, '/loop'), { maxRedirects: 100_000 })).toHaveLength(21);
+  });
+
   it('follows nothing under the none policy', async () => {
     const site = await server((_request, response) => redirect(response, 302, '/elsewhere'));
     expect(summary(await follow(get(site.port, '/'), { policy: 'none' }))).toEqual([

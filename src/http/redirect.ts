@@ -18,7 +18,9 @@
  *
  * Method and body, as Go: 301/302/303 turn any method but GET and HEAD into GET and drop the body
  * (with its Content-* headers); 307/308 keep both. Other statuses, a missing or unparsable Location,
- * or a non-http(s) Location end the chain (the 3xx is the last hop); so do the policy and the limit.
+ * or a non-http(s) Location end the chain (the 3xx is the last hop); so do the policy and the limit
+ * (the template's `max-redirects`, at most {@link maxRedirectsCeiling}). The time the chain may take
+ * is bounded by its sends (see budget.ts), not here.
  */
 import type { CookieJar } from './cookie-jar.js';
 import { defaultPort, type HeaderField, type HttpRequest, headerValue, type Scheme } from './message.js';
@@ -30,6 +32,13 @@ export type RedirectPolicy = 'none' | 'same-host' | 'any';
 
 /** nuclei's default, also used when a template says `max-redirects: 0`. */
 export const defaultMaxRedirects = 10;
+
+/**
+ * The most redirects followed whatever a template asks (nuclei sets no such bound): browsers stop
+ * at 20 too, so no site needs more, and every hop is a request and a response held until the chain
+ * ends.
+ */
+export const maxRedirectsCeiling = 20;
 
 export interface Hop {
   readonly request: HttpRequest;
@@ -59,7 +68,7 @@ export async function sendFollowingRedirects(request: HttpRequest, options: Foll
   const max =
     options.maxRedirects === undefined || options.maxRedirects <= 0
       ? defaultMaxRedirects
-      : options.maxRedirects;
+      : Math.min(options.maxRedirects, maxRedirectsCeiling);
   const hops: Hop[] = [];
   let clean = request;
   for (let hop = 0; ; hop++) {

@@ -6,6 +6,7 @@
  * fresh connection (the request never reached the server, as Go's transport reasons).
  */
 import { type AbortEntry, AbortWatch } from './aborts.js';
+import type { SendBudget } from './budget.js';
 import {
   type Connection,
   type ConnectionPool,
@@ -32,6 +33,8 @@ export interface ExchangeLimits {
   readonly signal?: AbortSignal | undefined;
   /** TLS server name to present instead of the host name. */
   readonly serverName?: string | undefined;
+  /** Time this send shares with the other sends of its exchange (see budget.ts). */
+  readonly budget?: SendBudget | undefined;
 }
 
 /** Where an exchange's connection comes from: a pool, or a connection of its own. */
@@ -73,6 +76,8 @@ class SocketExchange implements ConnectionUser, Lease {
   private deadline: Deadline | undefined;
   private abortEntry: AbortEntry | undefined;
   private readonly startedAt = performance.now();
+  /** The deadline of this send: its own, or less when its exchange's shared time runs out first. */
+  private allowedMs: number;
 
   constructor(
     private readonly spec: ExchangeSpec,
@@ -80,16 +85,25 @@ class SocketExchange implements ConnectionUser, Lease {
     private readonly reject: (error: Error) => void,
   ) {
     this.reader = new ResponseReader(spec.method, spec.limits.maxBodyBytes);
+    this.allowedMs = spec.limits.timeoutMs;
   }
 
   start(): void {
-    const { signal, timeoutMs } = this.spec.limits;
+    const { signal, timeoutMs, budget } = this.spec.limits;
     if (signal?.aborted) {
       this.fail(abortedError(this.spec.url, signal.reason));
       return;
     }
+    if (budget !== undefined) {
+      const left = budget.left(timeoutMs);
+      if (left <= 0) {
+        this.fail(exchangeTimeUsedUp(this.spec.url, budget));
+        return;
+      }
+      this.allowedMs = Math.min(timeoutMs, Math.ceil(left));
+    }
     if (signal !== undefined) this.abortEntry = AbortWatch.add(signal, this.onAbort);
-    this.deadline = this.spec.deadlines.add(timeoutMs, this.onTimeout);
+    this.deadline = this.spec.deadlines.add(this.allowedMs, this.onTimeout);
     this.acquire(false);
   }
 
@@ -156,8 +170,15 @@ class SocketExchange implements ConnectionUser, Lease {
 
   private readonly onAbort = (reason: unknown): void => this.fail(abortedError(this.spec.url, reason));
 
-  private readonly onTimeout = (): void =>
-    this.fail(timeoutError(this.spec.url, this.spec.limits.timeoutMs, this.phase()));
+  private readonly onTimeout = (): void => {
+    const { url, limits } = this.spec;
+    const error = timeoutError(url, this.allowedMs, this.phase());
+    if (this.allowedMs >= limits.timeoutMs || limits.budget?.total === undefined) this.fail(error);
+    else
+      this.fail(
+        new TransportError('timeout', url, `${error.detail}: ${sharedTimeText(limits.budget.total)}`),
+      );
+  };
 
   private phase(): ExchangePhase {
     if (this.reader.head !== undefined) return 'reading the body';
@@ -199,9 +220,18 @@ class SocketExchange implements ConnectionUser, Lease {
     this.settled = true;
     this.cancelled = true;
     this.spec.deadlines.cancel(this.deadline);
-    const { signal } = this.spec.limits;
+    const { signal, budget } = this.spec.limits;
+    budget?.spend(performance.now() - this.startedAt);
     if (signal !== undefined) AbortWatch.remove(signal, this.abortEntry);
   }
+}
+
+function exchangeTimeUsedUp(url: string, budget: SendBudget): TransportError {
+  return new TransportError('timeout', url, `not sent: ${sharedTimeText(budget.total ?? 0)}`);
+}
+
+function sharedTimeText(totalMs: number): string {
+  return `the request, its redirects and retries took their ${totalMs} ms`;
 }
 
 /** HTTP/1.1 keeps the connection unless the response says `close`; HTTP/1.0 only when it says `keep-alive`. */
