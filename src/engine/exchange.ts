@@ -1,7 +1,9 @@
 /**
  * Sends one built request: through the authorizer (every hop, for its actual destination), the cookie
  * jar, the block's redirect policy, transport retries, and the authorizer's one retry after a
- * response. Every response of a redirect chain is returned, first request first.
+ * response. Every response of a redirect chain is returned, first request first. A request that
+ * follows redirects spends at most (1 + retries) × its timeout on the wire, all hops and retries
+ * together (without redirects its attempts are bounded so already).
  */
 import {
   type BeforeHop,
@@ -11,6 +13,7 @@ import {
   type HttpResponse,
   type RedirectPolicy,
   requestUrl,
+  SendBudget,
   type SendOptions,
   sendFollowingRedirects,
   TransportError,
@@ -110,7 +113,8 @@ function exchangeHttp(
     if (jar === undefined) return sendHop(built.request, settings, options, hops);
     return sendHop(jar.apply(built.request), settings, options, hops).then((response) => jar.store(response));
   }
-  return followRedirects(built.request, settings, options, hops);
+  const shared: SendOptions = { ...options, budget: new SendBudget(1 + settings.retries) };
+  return followRedirects(built.request, settings, shared, hops);
 }
 
 async function followRedirects(
@@ -252,7 +256,7 @@ async function exchangeUnsafe(
     return { text: decision.request, grant: decision.grant };
   };
   const sendText = (text: string) =>
-    withRetries(() => settings.client.sendRaw({ ...destination, bytes: text }, options), settings);
+    withRetries(() => settings.client.sendRaw({ ...destination, bytes: text }, options), settings, options);
   let { text, grant } = await authorize();
   let response = await sendText(text);
   if (authorizer?.afterResponse !== undefined) {
@@ -302,16 +306,21 @@ function sendWithRetries(
 ): Promise<HttpResponse> {
   // Without retries, the send itself: no promise or closure of our own around it.
   if (settings.retries <= 0) return settings.client.send(request, options);
-  return retrying(() => settings.client.send(request, options), settings);
+  return retrying(() => settings.client.send(request, options), settings, options);
 }
 
-function withRetries(send: () => Promise<HttpResponse>, settings: ExchangeSettings): Promise<HttpResponse> {
-  return settings.retries <= 0 ? send() : retrying(send, settings);
+function withRetries(
+  send: () => Promise<HttpResponse>,
+  settings: ExchangeSettings,
+  options: SendOptions,
+): Promise<HttpResponse> {
+  return settings.retries <= 0 ? send() : retrying(send, settings, options);
 }
 
 async function retrying(
   send: () => Promise<HttpResponse>,
   settings: ExchangeSettings,
+  options: SendOptions,
 ): Promise<HttpResponse> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -321,6 +330,7 @@ async function retrying(
         error instanceof TransportError &&
         retried.has(error.kind) &&
         attempt < settings.retries &&
+        options.budget?.exhausted !== true &&
         settings.signal?.aborted !== true;
       if (!again) throw error;
     }

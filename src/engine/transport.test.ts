@@ -14,6 +14,10 @@ beforeAll(async () => {
   server = await fixtureServer([
     { path: '/slow', respond: { delayMs: 3000, body: 'late' } },
     { path: '/hold', respond: () => new Promise(() => {}) },
+    {
+      path: /^\/around\//,
+      respond: (r) => ({ status: 302, headers: { Location: `${r.path}x` }, delayMs: 60 }),
+    },
     { path: '/api/user', respond: (r) => ({ body: `user for ${r.headers.authorization ?? 'nobody'}` }) },
   ]);
   raw = await rawServer((_head, socket) => {
@@ -110,6 +114,31 @@ http:
 `);
     const run = await runTemplate(t, server.url, { client, timeoutMs: 100 });
     expect(run.failures[0]?.message).toContain('timed out');
+  });
+
+  it('bounds a redirect chain by (1 + retries) × the timeout, all hops together', async () => {
+    const t = template(`id: endless-redirects
+info: {name: u, author: t}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/around/"]
+    redirects: true
+    max-redirects: 100000
+    matchers:
+      - type: status
+        status: [302]
+`);
+    for (const retries of [0, 1]) {
+      const before = server.requests.length;
+      const run = await runTemplate(t, server.url, { client, timeoutMs: 400, retries });
+      const hops = server.requests.length - before;
+      expect(run.matched).toBe(false);
+      expect(run.failures).toEqual([expect.objectContaining({ kind: 'transport' })]);
+      expect(run.failures[0]?.message).toContain(
+        `the request, its redirects and retries took their ${400 * (1 + retries)} ms`,
+      );
+      expect(hops).toBeLessThan(((1 + retries) * 400) / 60 + 2);
+    }
   });
 
   it('stops when its signal aborts, reporting no failure', async () => {
