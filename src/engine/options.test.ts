@@ -8,6 +8,8 @@ import { template } from './testing/templates.js';
 let server: FixtureServer;
 let flaky: RawServer;
 let connections = 0;
+let cutting: RawServer;
+let cuts = 0;
 const client = new HttpClient({ timeoutMs: 5000 });
 
 beforeAll(async () => {
@@ -29,11 +31,19 @@ beforeAll(async () => {
     if (connections === 1) socket.destroy();
     else socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
   });
+  // Resets the connection inside the body as long as `cuts` says, then answers whole.
+  cutting = await rawServer((_head, socket) => {
+    const body = 'admin panel: restricted';
+    const head = `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`;
+    if (cuts-- > 0) socket.write(`${head}admin panel`, () => setTimeout(() => socket.resetAndDestroy(), 20));
+    else socket.end(`${head}${body}`);
+  });
 });
 
 afterAll(async () => {
   await server.close();
   await flaky.close();
+  await cutting.close();
   await client.close();
 });
 
@@ -89,6 +99,37 @@ http:
     const retried = await runTemplate(t, `http://127.0.0.1:${flaky.port}`, { client, retries: 1 });
     expect(retried.failures).toEqual([]);
     expect(retried.matched).toBe(true);
+  });
+
+  it('reports a body the connection cut short as a transport failure, sent again with -retries', async () => {
+    const t = template(`id: cut-body
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/"]
+    matchers:
+      - type: word
+        words: ["admin panel"]
+      - type: word
+        words: ["restricted"]
+        negative: true
+    matchers-condition: and
+`);
+    const url = `http://127.0.0.1:${cutting.port}`;
+    cuts = 1;
+    const once = await runTemplate(t, url, { client });
+    expect(once.matched).toBe(false);
+    expect(once.failures).toEqual([
+      expect.objectContaining({
+        kind: 'transport',
+        message: `${url}/: connection lost while reading the body (read ECONNRESET): 11 of its 23 bytes arrived`,
+      }),
+    ]);
+    cuts = 1;
+    const retried = await runTemplate(t, url, { client, retries: 1, matcherStatus: true });
+    expect(retried.failures).toEqual([]);
+    expect(retried.events.map((e) => e['matcher-status'])).toEqual([false]);
+    expect(retried.events[0]?.response).toContain('admin panel: restricted');
   });
 
   it('follows a redirect to the same host only, with host-redirects, evaluating every hop newest first', async () => {

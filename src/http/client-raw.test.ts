@@ -41,7 +41,7 @@ describe('unsafe requests over a raw socket', () => {
     expect(response.rawHead).toBe(head);
     expect(response.reason).toBe('Fine');
     expect(response.body.toString()).toBe('hello');
-    expect(response.truncated).toBe(false);
+    expect(response.truncatedAt).toBeUndefined();
   });
 
   it('reads a chunked body sent in pieces, with extensions and trailers', async () => {
@@ -55,7 +55,7 @@ describe('unsafe requests over a raw socket', () => {
     });
     const response = await client().sendRaw(raw(server.port, getBytes));
     expect(response.body.toString()).toBe('hello world');
-    expect(response.truncated).toBe(false);
+    expect(response.truncatedAt).toBeUndefined();
   });
 
   it('reads a close-delimited body, on a raw or a pooled request, and knows the peer', async () => {
@@ -66,7 +66,7 @@ describe('unsafe requests over a raw socket', () => {
       await http.send(get(server.port)),
     ]) {
       expect(response.body.toString()).toBe('until close');
-      expect(response.truncated).toBe(false);
+      expect(response.truncatedAt).toBeUndefined();
       expect(response.remoteAddress).toBe('127.0.0.1');
     }
   });
@@ -115,16 +115,18 @@ describe('unsafe requests over a raw socket', () => {
     );
     const response = await client({ maxBodyBytes: 1000 }).sendRaw(raw(server.port, getBytes));
     expect(response.body.length).toBe(1000);
-    expect(response.truncated).toBe(true);
+    expect(response.truncatedAt).toBe(1000);
   });
 
-  it('keeps the part of a body that arrived before the server closed early', async () => {
+  it('reports a body the server closed the connection inside as a lost connection', async () => {
     const server = await serve((_head, socket) =>
       socket.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial'),
     );
-    const response = await client().sendRaw(raw(server.port, getBytes));
-    expect(response.body.toString()).toBe('partial');
-    expect(response.truncated).toBe(true);
+    const error = await failure(client().sendRaw(raw(server.port, getBytes)));
+    expect(error.kind).toBe('connection-lost');
+    expect(error.message).toBe(
+      `http://127.0.0.1:${server.port}/x: connection lost while reading the body (the server closed the connection): 7 of its 100 bytes arrived`,
+    );
   });
 
   it('times out on a server that accepts and never answers', async () => {

@@ -51,7 +51,7 @@ describe('HttpClient responses', () => {
     ]);
     expect(response.rawHead).toBe(head);
     expect(response.body.toString()).toBe('hello');
-    expect(response.truncated).toBe(false);
+    expect(response.truncatedAt).toBeUndefined();
     expect(response.remoteAddress).toBe('127.0.0.1');
     expect(response.url).toBe(`http://127.0.0.1:${server.port}/x`);
     expect(response.durationMs).toBeGreaterThan(0);
@@ -317,6 +317,25 @@ describe('HttpClient limits', () => {
     expect(errors[0]?.message).toContain('scan stopped');
   });
 
+  it('reports a connection reset inside a Content-Length or chunked body as a lost connection', async () => {
+    const heads = {
+      '/length': 'HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n',
+      '/chunked': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n',
+    };
+    const server = track(
+      await rawServer((head, socket) => {
+        const target = head.split(' ')[1] as keyof typeof heads;
+        socket.write(`${heads[target]}partial`, () => setTimeout(() => socket.resetAndDestroy(), 20));
+      }),
+    );
+    const http = client();
+    for (const target of Object.keys(heads)) {
+      const error = await failure(http.send(get(server.port, target)));
+      expect(error.kind, target).toBe('connection-lost');
+      expect(error.message, target).toMatch(/connection lost while reading the body \(read ECONNRESET\): /);
+    }
+  });
+
   it('cuts a large body at the cap without reading the rest', async () => {
     let written = 0;
     const server = track(
@@ -333,7 +352,7 @@ describe('HttpClient limits', () => {
     );
     const response = await client({ maxBodyBytes: 100_000 }).send(get(server.port));
     expect(response.body.length).toBe(100_000);
-    expect(response.truncated).toBe(true);
+    expect(response.truncatedAt).toBe(100_000);
     expect(written).toBeLessThan(64 * 1024 * 1024);
   });
 
@@ -352,7 +371,7 @@ describe('HttpClient limits', () => {
     for (const target of ['/gz', '/br']) {
       const response = await http.send(get(server.port, target));
       expect(response.body.length, target).toBe(1024 * 1024);
-      expect(response.truncated, target).toBe(true);
+      expect(response.truncatedAt, target).toBe(1024 * 1024);
     }
   });
 });

@@ -28,7 +28,7 @@ const response: HttpResponse = {
   rawHead: 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n',
   rawHeadBytes: Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n'),
   body: Buffer.from('hello'),
-  truncated: false,
+  truncatedAt: undefined,
   durationMs: 1,
   remoteAddress: '127.0.0.1',
   url: 'https://app.test:8443/login',

@@ -6,7 +6,7 @@
 export type TransportErrorKind =
   | 'connect' // the connection could not be opened (refused, DNS, unreachable, TLS handshake)
   | 'timeout' // the per-request deadline passed
-  | 'connection-lost' // the connection broke before a response head arrived
+  | 'connection-lost' // the connection broke before the response was whole (its head or its body)
   | 'malformed-response' // the server answered with something that is not HTTP/1.x
   | 'invalid-request' // the request cannot be sent at all (bad host, bad port)
   | 'aborted'; // the caller's signal aborted the exchange
@@ -61,6 +61,19 @@ export function describeSocketError(url: string, error: unknown, responseStarted
   }
   const where = responseStarted ? 'while reading the body' : 'before a response arrived';
   return new TransportError('connection-lost', url, `connection lost ${where}: ${detail}`, { cause: error });
+}
+
+/** The connection ended inside a body its framing announced; `missing` says how much was lacking. */
+export function bodyCutShortError(url: string, missing: string, cause: Error | undefined): TransportError {
+  const how = cause === undefined ? 'the server closed the connection' : cause.message;
+  return new TransportError(
+    'connection-lost',
+    url,
+    `connection lost while reading the body (${how}): ${missing}`,
+    {
+      cause,
+    },
+  );
 }
 
 export function errorCode(error: unknown): string | undefined {

@@ -304,7 +304,7 @@ describe('sendFollowingRedirects and secrets, as a property', () => {
               rawHead: '',
               rawHeadBytes: Buffer.alloc(0),
               body: Buffer.alloc(0),
-              truncated: false,
+              truncatedAt: undefined,
               durationMs: 0,
               remoteAddress: undefined,
               url: `http://${request.hostname}${request.target}`,

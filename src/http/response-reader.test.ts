@@ -12,7 +12,7 @@ function read(bytes: Buffer, cuts: number[], method = 'GET', cap = 1 << 20) {
     if (!done) done = reader.feed(bytes.subarray(start, cut));
     start = cut;
   }
-  const cutShort = done ? false : reader.closed();
+  const cutShort = done ? undefined : reader.closed();
   return { reader, done, cutShort };
 }
 
@@ -60,7 +60,7 @@ describe('ResponseReader', () => {
         expect(reader.head?.statusCode).toBe(r.status);
         expect(reader.head?.headers.slice(0, r.headers.length)).toEqual(r.headers);
         expect(reader.body().equals(r.body)).toBe(true);
-        expect(cutShort).toBe(false);
+        expect(cutShort).toBeUndefined();
       }),
     );
   });
@@ -91,10 +91,17 @@ describe('ResponseReader', () => {
     expect(capped.reader.truncatedAtCap).toBe(true);
   });
 
-  it('says a body was cut short when the connection closes before its length', () => {
+  it('says what a body lacked when the connection closes before its length or its last chunk', () => {
     const { reader, cutShort } = read(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123'), []);
     expect(reader.body().toString()).toBe('0123');
-    expect(cutShort).toBe(true);
+    expect(cutShort).toBe('4 of its 10 bytes arrived');
+    const chunked = read(
+      Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n'),
+      [],
+    );
+    expect(chunked.cutShort).toBe('its last chunk never arrived (5 bytes did)');
+    const closeDelimited = read(Buffer.from('HTTP/1.1 200 OK\r\n\r\nuntil close'), []);
+    expect(closeDelimited.cutShort).toBeUndefined();
   });
 });
 
@@ -112,7 +119,7 @@ describe('ResponseReader framing and reuse', () => {
       [],
     );
     expect(disagreeing.reader.body().toString()).toBe('okEXTRA');
-    expect(disagreeing.cutShort).toBe(false);
+    expect(disagreeing.cutShort).toBeUndefined();
   });
 
   it('says a connection can carry the next request only when the response ended exactly', () => {

@@ -19,7 +19,7 @@ export class MalformedBodyError extends Error {
 type Framing =
   | { readonly kind: 'none' }
   | { readonly kind: 'close' }
-  | { readonly kind: 'length'; remaining: number }
+  | { readonly kind: 'length'; readonly length: number; remaining: number }
   | { readonly kind: 'chunked'; readonly decoder: ChunkedDecoder };
 
 /** Shared by every reader with nothing pending: a zero-length buffer has no byte to change. */
@@ -95,14 +95,21 @@ export class ResponseReader {
   }
 
   /**
-   * The connection closed. Returns true when that cut the body short (a close-delimited body ends
-   * here; a Content-Length or chunked body does not).
+   * The connection closed. Returns what the body still lacked when that cut it short (a
+   * close-delimited body ends here, RFC 9112 §8; a Content-Length or chunked body does not), or
+   * undefined when the response is whole.
    */
-  closed(): boolean {
-    if (this.complete) return false;
+  closed(): string | undefined {
+    if (this.complete) return undefined;
     const framing = this.framing;
     this.complete = true;
-    return framing.kind === 'length' || (framing.kind === 'chunked' && !framing.decoder.sawLastChunk);
+    if (framing.kind === 'length') {
+      return `${framing.length - framing.remaining} of its ${framing.length} bytes arrived`;
+    }
+    if (framing.kind === 'chunked' && !framing.decoder.sawLastChunk) {
+      return `its last chunk never arrived (${this.size} bytes did)`;
+    }
+    return undefined;
   }
 
   private readHead(chunk: Buffer): void {
@@ -204,7 +211,7 @@ function framingOf(head: ResponseHead, method: string): Framing {
   }
   // A Content-Length is used when every value given agrees and is a plain decimal number.
   if (length === undefined || !lengthsAgree || !/^\d{1,15}$/.test(length)) return { kind: 'close' };
-  return { kind: 'length', remaining: Number(length) };
+  return { kind: 'length', length: Number(length), remaining: Number(length) };
 }
 
 /** Incremental decoder of `Transfer-Encoding: chunked` (sizes in hex, extensions and trailers skipped). */

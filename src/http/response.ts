@@ -19,8 +19,12 @@ export interface HttpResponse {
   readonly rawHeadBytes: Buffer;
   /** Decoded body (gzip, deflate and br undone), at most the configured cap. */
   readonly body: Buffer;
-  /** True when the body is incomplete: cut at the cap, or the connection closed early. */
-  readonly truncated: boolean;
+  /**
+   * The body limit (bytes) the body was cut at because it was longer, the rest left unread (after
+   * decoding: a compressed body is cut where its decoded text reaches the limit); undefined when the
+   * body is whole. A body the connection cut short is not a response but a transport error.
+   */
+  readonly truncatedAt: number | undefined;
   /** From the start of the exchange (including connecting) to the end of the body. */
   readonly durationMs: number;
   /** Address of the peer the request went to (the `ip` of findings). */
@@ -164,7 +168,7 @@ export function deliver(
   else resolve(response);
 }
 
-function build(head: ResponseHead, body: Buffer, truncated: boolean, facts: ExchangeFacts): HttpResponse {
+function build(head: ResponseHead, body: Buffer, cut: boolean, facts: ExchangeFacts): HttpResponse {
   return {
     httpVersion: head.httpVersion,
     statusCode: head.statusCode,
@@ -173,7 +177,7 @@ function build(head: ResponseHead, body: Buffer, truncated: boolean, facts: Exch
     rawHead: head.rawHead,
     rawHeadBytes: head.rawHeadBytes,
     body,
-    truncated,
+    truncatedAt: cut ? facts.maxBodyBytes : undefined,
     durationMs: performance.now() - facts.startedAt,
     remoteAddress: facts.remoteAddress,
     url: facts.url,

@@ -18,6 +18,7 @@ import {
 import type { Deadline, Deadlines } from './deadlines.js';
 import {
   abortedError,
+  bodyCutShortError,
   describeSocketError,
   type ExchangePhase,
   TransportError,
@@ -131,7 +132,7 @@ class SocketExchange implements ConnectionUser, Lease {
       this.fail(malformed(this.spec.url, error));
       return;
     }
-    if (done) this.complete(false);
+    if (done) this.complete();
   }
 
   onClose(error: Error | undefined): void {
@@ -141,7 +142,9 @@ class SocketExchange implements ConnectionUser, Lease {
     if (this.settled) return;
     const { url } = this.spec;
     if (reader.head !== undefined) {
-      this.complete(reader.closed());
+      const missing = reader.closed();
+      if (missing === undefined) this.complete();
+      else this.fail(bodyCutShortError(url, missing, error));
     } else if (!reader.started && connection?.reused === true && !this.retried) {
       this.retried = true;
       this.acquire(true);
@@ -186,7 +189,7 @@ class SocketExchange implements ConnectionUser, Lease {
     return 'connecting';
   }
 
-  private complete(cutShort: boolean): void {
+  private complete(): void {
     const head = this.reader.head;
     if (this.settled || head === undefined) return;
     const connection = this.connection;
@@ -200,7 +203,7 @@ class SocketExchange implements ConnectionUser, Lease {
       maxBodyBytes: this.spec.limits.maxBodyBytes,
     };
     deliver(
-      assembleResponse(head, this.reader.body(), cutShort || this.reader.truncatedAtCap, facts),
+      assembleResponse(head, this.reader.body(), this.reader.truncatedAtCap, facts),
       this.resolve,
       this.reject,
     );
