@@ -11,6 +11,7 @@ import pc from 'picocolors';
 import {
   formatFinding,
   formatSummary,
+  formatTruncatedBodies,
   ProgressBar,
   type ProgressFigures,
   type ResultEvent,
@@ -134,6 +135,12 @@ export class ScanOutput {
   stopProgress(): void {
     this.progress?.stop();
     this.progress = undefined;
+  }
+
+  /** The note, once per scan, of the responses matched on a body cut at its limit (see ScanStats). */
+  truncatedBodies(counts: ReadonlyMap<number, number>): void {
+    const note = formatTruncatedBodies(counts);
+    if (note !== undefined) this.warn(note);
   }
 
   summary(summary: ScanSummary, recordedAt: string | undefined): void {

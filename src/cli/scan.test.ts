@@ -22,6 +22,7 @@ beforeAll(async () => {
       if (/\/never(-again)?$/.test(request.path)) await new Promise(() => {});
       if (request.path.endsWith('/found')) return { body: 'ok found version=4.2.1' };
       if (request.path === '/severe') return { body: 'ok severe' };
+      if (request.path === '/large') return { body: `ok ${'x'.repeat(4000)}` };
       return { status: 404, body: `nothing at ${request.path} x-scan=${request.headers['x-scan'] ?? ''}` };
     } finally {
       inFlight--;
@@ -131,6 +132,26 @@ describe('keyhole scan output', () => {
       path: '/shop/',
     });
     expect(failed['matched-at']).toBeUndefined();
+  });
+
+  it('marks findings on a body cut at its limit and notes the cut bodies once, after the scan', async () => {
+    ws.file(
+      'large.yaml',
+      pathsTemplate('large', ['{{BaseURL}}/large', '{{BaseURL}}/large?again'], '    max-size: 100\n'),
+    );
+    const result = await scan('-u', host.origin, '-t', 'large.yaml', '-t', 'found.yaml', '-j');
+    expect(result.code).toBe(0);
+    const events = lines(result.out).map((l) => JSON.parse(l));
+    expect(events.map((e) => [e['template-id'], e['response-truncated']]).sort()).toEqual([
+      ['found', undefined],
+      ['large', true],
+      ['large', true],
+    ]);
+    const notes = lines(result.err).filter((l) => l.includes('cut at'));
+    expect(notes).toEqual([
+      '[WRN] 2 responses were cut at 100 bytes, their body limit: matchers saw only those bytes, and findings on them carry "response-truncated": true (a template\'s max-size sets the limit)',
+    ]);
+    expect(result.err.indexOf(notes[0] ?? '')).toBeLessThan(result.err.indexOf('scan finished'));
   });
 
   it('writes findings to -o as console lines, or as JSONL with -j, while stdout shows them too', async () => {

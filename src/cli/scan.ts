@@ -249,6 +249,7 @@ async function scanWith(
       const redact = session.redact;
       if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
       const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
+      output.truncatedBodies(stats.truncatedBodies);
       output.summary(summaryOf(outcome.outcome, stats, plan, unsupported, authentication), recorder.location);
       return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;
     });

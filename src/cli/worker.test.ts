@@ -324,6 +324,33 @@ describe('keyhole scan --queue and keyhole worker', () => {
     expect(w.io.err().match(/\[ERR\] login failed for dynamic\[0\] of dynamic\.yaml/g)).toHaveLength(2);
   });
 
+  it('notes the bodies a chunk cut at their limit, and stores its findings on them marked', async () => {
+    ws.file('cut.yaml', pathsTemplate('cut', ['{{BaseURL}}/found'], '    max-size: 10\n'));
+    const queued = await ws.cli([
+      'scan',
+      '--queue',
+      '--db',
+      url,
+      '-u',
+      `${one.origin}/a`,
+      '-u',
+      `${two.origin}/b`,
+      '-t',
+      'cut.yaml',
+    ]);
+    expect(queued.code).toBe(0);
+    const scanId = queued.out.trim();
+    const w = worker();
+    await until(async () => (await store.scans.require(scanId)).status === 'finished');
+    expect(await w.stop()).toBe(0);
+    expect(w.io.err()).toMatch(
+      /\[WRN\] chunk 1\/1 of scan [a-z0-9]{20}: 2 responses were cut at 10 bytes, their body limit: .* "response-truncated": true/,
+    );
+    const marks: unknown[] = [];
+    for await (const f of store.findings.allOfScan(scanId)) marks.push(f.event['response-truncated']);
+    expect(marks).toEqual([true, true]);
+  });
+
   it('stops cleanly on a signal while idle, exiting 0', async () => {
     const w = worker();
     await sleep(200);

@@ -224,7 +224,12 @@ function answered(
   const last = result.hops.at(-1);
   if (last !== undefined) {
     state.lastStatus = last.response.statusCode;
-    state.options.onRequest?.({ kind: 'sent', url: last.url, status: last.response.statusCode });
+    state.options.onRequest?.({
+      kind: 'sent',
+      url: last.url,
+      status: last.response.statusCode,
+      truncatedAt: last.response.truncatedAt,
+    });
   }
   evaluateChain(run, index, result.hops, scope, meta, carry, built.kind === 'unsafe');
 }
@@ -500,6 +505,7 @@ function evaluateChain(
       matchedAt: hop.url,
       request: requestDump(),
       response: dumpResponse(response),
+      truncated: final && response.truncatedAt !== undefined,
       ...(unsafe || typeof hop.sent === 'string' ? {} : { curlCommand: curlCommand(hop.sent) }),
       ...(hop.response.remoteAddress === undefined ? {} : { ip: hop.response.remoteAddress }),
       meta,

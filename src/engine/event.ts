@@ -85,6 +85,8 @@ export interface ResponseFacts {
   readonly matchedAt: string;
   readonly request: string;
   readonly response: string;
+  /** The response's body was cut at its body limit. */
+  readonly truncated: boolean;
   readonly curlCommand?: string;
   /** Address the request went to. */
   readonly ip?: string;
@@ -112,6 +114,7 @@ export function findingEvent(
     ...(finding.extractedResults.length === 0 ? {} : { 'extracted-results': [...finding.extractedResults] }),
     ...(facts.request === '' ? {} : { request: facts.request }),
     ...(facts.response === '' ? {} : { response: facts.response }),
+    ...(facts.truncated ? { 'response-truncated': true } : {}),
     ...(facts.meta === undefined || Object.keys(facts.meta).length === 0 ? {} : { meta: { ...facts.meta } }),
     ...(nonEmpty(ip) ? { ip } : {}),
     timestamp,
@@ -123,7 +126,7 @@ export function findingEvent(
 /** nuclei's `WriteFailure` event: the run matched nothing; request and response of the last response. */
 export function failureEvent(
   base: EventBase,
-  facts: Pick<ResponseFacts, 'request' | 'response' | 'ip'> | undefined,
+  facts: Pick<ResponseFacts, 'request' | 'response' | 'truncated' | 'ip'> | undefined,
   timestamp: string,
 ): ResultEvent {
   const ip = facts?.ip ?? base.fields.ip;
@@ -135,6 +138,7 @@ export function failureEvent(
     ...base.inputPart,
     ...(nonEmpty(facts?.request) ? { request: facts.request } : {}),
     ...(nonEmpty(facts?.response) ? { response: facts.response } : {}),
+    ...(facts?.truncated === true ? { 'response-truncated': true } : {}),
     ...(nonEmpty(ip) ? { ip } : {}),
     timestamp,
     'matcher-status': false,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { type RawServer, rawServer } from '../http/testing/servers.js';
-import { type RequestAuthorizer, runTemplate } from './index.js';
+import { type RequestAuthorizer, type RequestOutcome, runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
@@ -217,6 +217,37 @@ ${maxSize}
     expect(
       (await runTemplate(big('    max-size: 1000'), server.url, { client, maxBodyBytes: 32 })).matched,
     ).toBe(true);
+  });
+
+  it('marks the events of a response whose body was cut at its limit, and says the limit with the request', async () => {
+    const capped = (maxSize: number, word = 'aaaa') =>
+      template(`id: body-cut
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/big"]
+    max-size: ${maxSize}
+    matchers:
+      - type: word
+        words: ["${word}"]
+`);
+    const cuts: (number | undefined)[] = [];
+    const onRequest = (outcome: RequestOutcome) => {
+      if (outcome.kind === 'sent') cuts.push(outcome.truncatedAt);
+    };
+    const cut = await runTemplate(capped(32), server.url, { client, onRequest });
+    expect(cut.events.map((e) => e['response-truncated'])).toEqual([true]);
+    expect(Object.keys(cut.events[0] ?? {}).indexOf('response-truncated')).toBe(
+      Object.keys(cut.events[0] ?? {}).indexOf('response') + 1,
+    );
+    const whole = await runTemplate(capped(1000), server.url, { client, onRequest });
+    expect(whole.events.map((e) => e['response-truncated'])).toEqual([undefined]);
+    expect(cuts).toEqual([32, undefined]);
+    const failed = await runTemplate(capped(32, 'MARKER'), server.url, {
+      client,
+      matcherStatus: true,
+    });
+    expect(failed.events.map((e) => [e['matcher-status'], e['response-truncated']])).toEqual([[false, true]]);
   });
 
   it('counts each request for progress: sent, failed or skipped', async () => {

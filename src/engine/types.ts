@@ -105,7 +105,13 @@ export const DEFAULT_USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36 keyhole';
 
 export type RequestOutcome =
-  | { readonly kind: 'sent'; readonly url: string; readonly status: number }
+  | {
+      readonly kind: 'sent';
+      readonly url: string;
+      readonly status: number;
+      /** The body limit the evaluated response's body was cut at (see `HttpResponse.truncatedAt`). */
+      readonly truncatedAt: number | undefined;
+    }
   | { readonly kind: 'failed'; readonly failure: RequestFailure }
   | { readonly kind: 'skipped'; readonly skip: SkippedRequest };
 

@@ -21,6 +21,11 @@ export interface ResultEvent {
   'extracted-results'?: string[];
   request?: string;
   response?: string;
+  /**
+   * keyhole's own: the response's body was longer than its body limit and was cut there, so the
+   * matchers saw only its first bytes (nuclei cuts the same way without saying so).
+   */
+  'response-truncated'?: boolean;
   /** The payload values used for this request. */
   meta?: Record<string, unknown>;
   ip?: string;

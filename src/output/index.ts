@@ -21,5 +21,6 @@ export {
   formatElapsed,
   formatFindings,
   formatSummary,
+  formatTruncatedBodies,
   type ScanSummary,
 } from './summary.js';

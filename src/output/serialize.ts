@@ -23,6 +23,7 @@ const EVENT_KEYS = [
   'extracted-results',
   'request',
   'response',
+  'response-truncated',
   'meta',
   'ip',
   'timestamp',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatElapsed, formatFindings, formatSummary } from './summary.js';
+import { formatElapsed, formatFindings, formatSummary, formatTruncatedBodies } from './summary.js';
 
 const none = { critical: 0, high: 0, medium: 0, low: 0, info: 0, unknown: 0 };
 
@@ -102,5 +102,27 @@ describe('the scan summary', () => {
   it('writes durations the way Go does past a minute', () => {
     expect(formatElapsed(65_000)).toBe('1m5s');
     expect(formatElapsed(3_723_000)).toBe('1h2m3s');
+  });
+});
+
+describe('the note on bodies cut at their limit', () => {
+  it('says nothing when no body was cut', () => {
+    expect(formatTruncatedBodies(new Map())).toBeUndefined();
+  });
+
+  it('counts the cut responses, per limit when there were several, and names the event marker', () => {
+    expect(formatTruncatedBodies(new Map([[10_485_760, 1]]))).toBe(
+      '1 response was cut at 10485760 bytes, its body limit: matchers saw only those bytes, and findings on it carry "response-truncated": true (a template\'s max-size sets the limit)',
+    );
+    expect(
+      formatTruncatedBodies(
+        new Map([
+          [2048, 1],
+          [10_485_760, 3],
+        ]),
+      ),
+    ).toBe(
+      '4 responses were cut at their body limit (3 at 10485760 bytes, 1 at 2048 bytes): matchers saw only those bytes, and findings on them carry "response-truncated": true (a template\'s max-size sets the limit)',
+    );
   });
 });

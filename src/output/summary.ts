@@ -89,6 +89,25 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * The note a scan ends with when responses were matched on a body cut at its limit (per limit in
+ * bytes, how many), or undefined when none was.
+ */
+export function formatTruncatedBodies(counts: ReadonlyMap<number, number>): string | undefined {
+  const total = [...counts.values()].reduce((sum, n) => sum + n, 0);
+  if (total === 0) return undefined;
+  const [only] = counts.keys();
+  const where =
+    counts.size === 1
+      ? `at ${only} bytes, ${total === 1 ? 'its' : 'their'} body limit`
+      : `at their body limit (${[...counts]
+          .sort(([a], [b]) => b - a)
+          .map(([limit, n]) => `${n} at ${limit} bytes`)
+          .join(', ')})`;
+  const them = total === 1 ? 'it' : 'them';
+  return `${total} ${total === 1 ? 'response was' : 'responses were'} cut ${where}: matchers saw only those bytes, and findings on ${them} carry "response-truncated": true (a template's max-size sets the limit)`;
+}
+
 /** `0`, or `4: 1 high, 3 info` (most severe first). */
 export function formatFindings(findings: Readonly<Record<Severity, number>>): string {
   const order: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunnableTemplate } from '../engine/index.js';
+import { formatTruncatedBodies } from '../output/index.js';
 import { loadStoredTemplate } from '../retest/index.js';
 import {
   type AuthLedger,
@@ -218,6 +219,8 @@ async function runChunk(
     await heartbeat.stop();
   }
   const authentication = figuresSince(authBefore, session.ledger.figures());
+  const truncated = formatTruncatedBodies(stats.truncatedBodies);
+  if (truncated !== undefined) options.log.warn(`${chunkName(claim)}: ${truncated}`);
   try {
     await writer.flushed();
     await store.authentication.add(claim.scanId, storedFigures(authentication));

@@ -186,6 +186,8 @@ class JobRunner {
 
   private onRequest(outcome: RequestOutcome): void {
     const { settings, job, redact } = this;
+    if (outcome.kind === 'sent' && outcome.truncatedAt !== undefined)
+      settings.stats.truncated(outcome.truncatedAt);
     if (outcome.kind !== 'failed' || settings.signal?.aborted === true) return;
     settings.stats.errors++;
     const { failure } = outcome;

@@ -10,6 +10,8 @@ export class ScanStats {
   runsDone = 0;
   /** Errors reported: failed requests, unreachable targets, failed logins, internal errors. */
   errors = 0;
+  /** Responses matched on a body cut at its limit: how many, per limit in bytes. */
+  readonly truncatedBodies = new Map<number, number>();
   readonly findings: Record<Severity, number> = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<
     Severity,
     number
@@ -19,6 +21,10 @@ export class ScanStats {
 
   finding(severity: Severity | ''): void {
     this.findings[severity === '' ? 'unknown' : severity]++;
+  }
+
+  truncated(limit: number): void {
+    this.truncatedBodies.set(limit, (this.truncatedBodies.get(limit) ?? 0) + 1);
   }
 
   get findingCount(): number {
