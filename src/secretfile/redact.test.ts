@@ -1,5 +1,8 @@
+import { encodeHTML, encodeXML, escapeUTF8 } from 'entities';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Redactor } from './redact.js';
+import { encodeQueryComponent } from '../http/index.js';
+import { MIN_REDACTED_LENGTH, REDACTED, Redactor } from './redact.js';
 
 describe('Redactor', () => {
   it('masks registered values anywhere in a text', () => {
@@ -87,5 +90,122 @@ describe('Redactor', () => {
       r.registerHeader('Accept', 'application/json');
       expect(r.size).toBe(0);
     });
+  });
+});
+
+/** How encoders write a text's characters (each leaves ASCII letters and digits as they are). */
+const WRITINGS: Readonly<Record<string, (text: string) => string>> = {
+  'as is': (text) => text,
+  percent: encodeURIComponent,
+  'percent, lower-case hex': (text) =>
+    encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+  'percent, all but letters and digits': (text) =>
+    [...Buffer.from(text)]
+      .map((b) =>
+        /[A-Za-z0-9]/.test(String.fromCharCode(b))
+          ? String.fromCharCode(b)
+          : `%${b.toString(16).padStart(2, '0')}`,
+      )
+      .join(''),
+  'form (+ for spaces)': (text) => new URLSearchParams({ v: text }).toString().slice(2),
+  "keyhole's query encoding": encodeQueryComponent,
+  JSON: (text) => JSON.stringify(text).slice(1, -1),
+  'JSON, ASCII only': (text) =>
+    JSON.stringify(text)
+      .slice(1, -1)
+      .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  'JSON, slashes escaped': (text) => JSON.stringify(text).slice(1, -1).replaceAll('/', '\\/'),
+  'JSON, HTML-safe (as Go writes it)': (text) =>
+    JSON.stringify(text)
+      .slice(1, -1)
+      .replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16).toUpperCase()}`),
+  'HTML, named references': encodeHTML,
+  'HTML, special characters only': escapeUTF8,
+  'XML, hex references': encodeXML,
+  'HTML, decimal references': (text) =>
+    [...text].map((c) => (/[A-Za-z0-9]/.test(c) ? c : `&#${c.codePointAt(0)};`)).join(''),
+};
+
+/** The base64 forms of a text, as targets echo a token or a Basic credential. */
+const BASE64: Readonly<Record<string, (text: string) => string>> = {
+  base64: (text) => Buffer.from(text).toString('base64'),
+  'base64 without padding': (text) => Buffer.from(text).toString('base64').replace(/=+$/, ''),
+  'base64, URL-safe': (text) => Buffer.from(text).toString('base64url'),
+};
+
+const writing = fc.constantFrom(...Object.entries(WRITINGS));
+const base64 = fc.constantFrom(...Object.entries(BASE64));
+
+/** Characters that encoders write, so that the text around a secret looks like its encodings. */
+const noise = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom(...'%&#;\\u+=/ xX0aA'),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  ),
+  maxLength: 12,
+});
+
+/**
+ * True when `found` could be made anew from the marker and the text around it ("[REDACTED]" then
+ * "x" holds "ED]x"): such a finding is not the secret left in place.
+ */
+function madeByMarker(found: string): boolean {
+  if (REDACTED.includes(found)) return true;
+  for (let i = 1; i < REDACTED.length; i++) if (found.startsWith(REDACTED.slice(i))) return true;
+  return false;
+}
+
+describe('Redactor, whatever the encoding', () => {
+  it('leaves no secret value of four characters or more in text, written in any common way', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', minLength: MIN_REDACTED_LENGTH, maxLength: 24 }),
+        writing,
+        fc.option(base64),
+        noise,
+        noise,
+        (secret, [, write], encoded, before, after) => {
+          const written = write(encoded === null ? secret : encoded[1](secret));
+          fc.pre(!madeByMarker(written));
+          const r = new Redactor();
+          r.register(secret);
+          expect(r.redact(`${before}${written}${after}`)).not.toContain(written);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("leaves no Basic credential of four characters or more in text, written in any common way, whatever its parts' lengths", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        base64,
+        writing,
+        noise,
+        noise,
+        (username, password, [, encode], [, write], before, after) => {
+          const credential = encode(`${username}:${password}`);
+          const written = write(credential);
+          fc.pre(credential.length >= MIN_REDACTED_LENGTH && !madeByMarker(written));
+          const r = new Redactor();
+          r.registerCredential({ type: 'basicauth', username, password });
+          expect(r.redact(`${before}${written}${after}`)).not.toContain(written);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('masks a reflected Basic credential or password however the target encoded it', () => {
+    const r = new Redactor();
+    r.registerCredential({ type: 'basicauth', username: 'admin', password: 'p@ss w/rd=1' });
+    const basic = Buffer.from('admin:p@ss w/rd=1').toString('base64');
+    expect(r.redact(`auth=${encodeURIComponent(basic)}`)).toBe(`auth=${REDACTED}`);
+    expect(r.redact(`auth=${basic.replace('=', '%3d')}`)).toBe(`auth=${REDACTED}`);
+    expect(r.redact('pw=p%40ss+w%2frd%3d1&x')).toBe(`pw=${REDACTED}&x`);
+    expect(r.redact('<input value="p&#64;ss w&#x2F;rd&equals;1">')).toBe(`<input value="${REDACTED}">`);
+    expect(r.redact('{"pw":"p@ss w\\/rd\\u003d1"}')).toBe(`{"pw":"${REDACTED}"}`);
   });
 });

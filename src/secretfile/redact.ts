@@ -1,3 +1,4 @@
+import { encodeHTML } from 'entities';
 import { encodeQueryComponent } from '../http/index.js';
 import type { Credential } from './model.js';
 
@@ -12,17 +13,29 @@ export const MIN_REDACTED_LENGTH = 4;
 
 /**
  * Masks secret values in text. Every resolved secret (static, referenced, or from a login) is
- * registered, together with the forms it takes on the wire: percent-encoded (query parameters, both
- * our encoding and the common `encodeURIComponent`/form encodings), JSON-escaped (inside JSONL
- * output), and for basic auth `user:password` and its base64.
+ * registered with the whole-text forms it takes on the wire: for basic auth `user:password`, and
+ * the base64 of each value and of that pair (standard and URL-safe, padded or not). Each form is
+ * then found however a target's encoder wrote its characters back: as they are; percent-encoded
+ * (upper- or lower-case hex, `+` for a space, some characters encoded and others not);
+ * JSON-escaped (`\"`, `\/`, `\u00e9`); as HTML character references (`&quot;`, `&#34;`, `&#x22;`);
+ * or any mix of these. ASCII letters and digits are taken as written, as every such encoder leaves
+ * them.
  */
 export class Redactor {
-  private readonly values = new Set<string>();
+  /** Forms found however their characters are written. */
+  private readonly forms = new Set<string>();
+  /** The encoded forms of values too short to be masked on their own, found as written. */
+  private readonly literals = new Set<string>();
   private pattern: RegExp | undefined;
 
   /** Registers a secret value and its derived forms. */
   register(value: string): void {
-    for (const form of derivedForms(value)) this.add(form);
+    if (value.length < MIN_REDACTED_LENGTH) {
+      for (const form of shortValueForms(value)) this.addLiteral(form);
+      return;
+    }
+    this.addForm(value);
+    for (const form of base64Forms(value)) this.addForm(form);
   }
 
   /** Registers every value of a credential, plus the forms that only exist for its type. */
@@ -33,7 +46,8 @@ export class Redactor {
         this.register(credential.username);
         this.register(credential.password);
         this.register(pair);
-        this.add(Buffer.from(pair, 'utf8').toString('base64'));
+        // The Basic credential, whatever the lengths of its parts.
+        for (const form of base64Forms(pair)) this.addForm(form);
         return;
       }
       case 'bearertoken':
@@ -71,13 +85,16 @@ export class Redactor {
     if (scheme?.[1] !== undefined) this.register(scheme[1]);
   }
 
-  /** `text` with every registered value replaced by `[REDACTED]` (longest values first). */
+  /** `text` with every registered value, in any of its forms, replaced by `[REDACTED]` (longest first). */
   redact(text: string): string {
-    if (this.values.size === 0) return text;
+    if (this.forms.size === 0 && this.literals.size === 0) return text;
     this.pattern ??= new RegExp(
-      [...this.values]
-        .sort((a, b) => b.length - a.length)
-        .map(escapeRegExp)
+      [
+        ...[...this.forms].map((form) => ({ form, source: anyWriting(form) })),
+        ...[...this.literals].map((form) => ({ form, source: escapeRegExp(form) })),
+      ]
+        .sort((a, b) => b.form.length - a.form.length)
+        .map(({ source }) => source)
         .join('|'),
       'g',
     );
@@ -85,12 +102,18 @@ export class Redactor {
   }
 
   get size(): number {
-    return this.values.size;
+    return this.forms.size + this.literals.size;
   }
 
-  private add(form: string): void {
-    if (form.length < MIN_REDACTED_LENGTH || this.values.has(form)) return;
-    this.values.add(form);
+  private addForm(form: string): void {
+    if (form.length < MIN_REDACTED_LENGTH || this.forms.has(form)) return;
+    this.forms.add(form);
+    this.pattern = undefined;
+  }
+
+  private addLiteral(form: string): void {
+    if (form.length < MIN_REDACTED_LENGTH || this.literals.has(form)) return;
+    this.literals.add(form);
     this.pattern = undefined;
   }
 }
@@ -101,15 +124,93 @@ const CREDENTIAL_HEADER = /auth|token|secret|api-?key|apikey|session|passw|crede
 /** `Scheme credential` as in `Authorization: Bearer xyz`: the credential part. */
 const AUTH_SCHEME = /^\s*[A-Za-z][\w-]*\s+(\S.*?)\s*$/;
 
-function derivedForms(value: string): string[] {
-  const forms = [value, encodeQueryComponent(value), JSON.stringify(value).slice(1, -1)];
+/**
+ * The encoded forms of a value too short to mask as it is, as query values and JSON carry it (those
+ * long enough are masked as written: `a b` as `a%20b`, never as `a+b`).
+ */
+function shortValueForms(value: string): string[] {
+  const forms = [encodeQueryComponent(value), JSON.stringify(value).slice(1, -1)];
   try {
-    const uri = encodeURIComponent(value);
-    forms.push(uri, uri.replaceAll('%20', '+'));
+    forms.push(encodeURIComponent(value));
   } catch {
     // A lone surrogate cannot be URI-encoded; the other forms still cover it.
   }
   return forms;
+}
+
+/** The base64 of a value's UTF-8 bytes: standard and URL-safe, each padded and not. */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const standard = bytes.toString('base64');
+  const urlSafe = bytes.toString('base64url');
+  return [
+    standard,
+    standard.replace(/=+$/, ''),
+    urlSafe,
+    `${urlSafe}${'='.repeat(standard.length - urlSafe.length)}`,
+  ];
+}
+
+/** A pattern matching `form` with each character written in any of the ways {@link Redactor} lists. */
+function anyWriting(form: string): string {
+  let source = '';
+  for (const character of form) source += writingsOf(character);
+  return source;
+}
+
+/** Each character's pattern, made once: the same characters recur in every secret. */
+const writings = new Map<string, string>();
+
+function writingsOf(character: string): string {
+  let pattern = writings.get(character);
+  if (pattern === undefined) {
+    pattern = characterPattern(character);
+    writings.set(character, pattern);
+  }
+  return pattern;
+}
+
+const utf8 = new TextEncoder();
+
+/** JSON's two-character escapes: the character after the backslash, as a pattern. */
+const JSON_SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\\\',
+  '/': '\\/',
+  '\b': 'b',
+  '\f': 'f',
+  '\n': 'n',
+  '\r': 'r',
+  '\t': 't',
+};
+
+/**
+ * The pattern of one character (a code point) written in any of the ways text carries it: as is
+ * (`+` too for a space), percent-encoded, JSON-escaped, or as an HTML character reference. Kept
+ * compact (one group per kind of escape), as a secret's pattern repeats it for every character.
+ */
+function characterPattern(character: string): string {
+  // Encoders leave ASCII letters and digits as they are: a pattern with every escape of every
+  // character would take V8 a second to compile for a few secrets.
+  if (/^[A-Za-z0-9]$/.test(character)) return character;
+  const codePoint = character.codePointAt(0) ?? 0;
+  const literal = character === ' ' ? '[ +]' : escapeRegExp(character);
+  // Its UTF-8 bytes (a lone surrogate is written as U+FFFD, as encoders do).
+  const percent = [...utf8.encode(character)].map((byte) => `%${hexDigits(byte, 2)}`).join('');
+  const units = Array.from({ length: character.length }, (_, i) => hexDigits(character.charCodeAt(i), 4));
+  const shortEscape = JSON_SHORT_ESCAPES[character];
+  const json = `u${units.join('\\\\u')}${shortEscape === undefined ? '' : `|${shortEscape}`}`;
+  const named = encodeHTML(character);
+  const name = named !== character && /^&[A-Za-z][A-Za-z0-9]*;$/.test(named) ? `|${named.slice(1, -1)}` : '';
+  const reference = `#(?:0*${codePoint}|[xX]0*${hexDigits(codePoint, 1)})${name}`;
+  return `(?:${literal}|${percent}|\\\\(?:${json})|&(?:${reference});)`;
+}
+
+/** `n` in hex, at least `width` digits, each digit matching either case. */
+function hexDigits(n: number, width: number): string {
+  return [...n.toString(16).padStart(width, '0')]
+    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+    .join('');
 }
 
 function escapeRegExp(text: string): string {
