@@ -71,6 +71,11 @@ ${bearer("domains-regex: ['.*']")}${bearer('domains: [app.test]')}`);
     );
   });
 
+  it('does not blame the loopback name of an entry for another port of the same host', async () => {
+    const set = await secretsOf(`static:\n${bearer('domains: ["127.0.0.1:8081", "localhost:8081"]')}`);
+    expect(coverage(set, ['http://127.0.0.1:8080']).unmatched.map((u) => u.cause)).toEqual([undefined]);
+  });
+
   it('gives no cause when nothing suggests one', async () => {
     const set = await secretsOf(`static:\n${bearer('domains: ["other.test"]')}`);
     expect(coverage(set, ['https://app.test']).unmatched.map((u) => u.cause)).toEqual([undefined]);

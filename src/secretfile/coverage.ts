@@ -1,6 +1,6 @@
 import { defaultPort, type Scheme } from '../http/index.js';
 import { entryOf, type SecretEntry } from './entries.js';
-import { type MatchKey, matchKey } from './host.js';
+import { domainItemMatches, type MatchKey, matchKey } from './host.js';
 import { SecretIndex } from './lookup.js';
 import type { ScopedSecret, SecretSet } from './model.js';
 
@@ -107,9 +107,16 @@ function likelyCause(
       return `${item.host} is written without the port of the target ${onItsPort.target}; write "${onItsPort.key.text}"`;
     }
   }
+  const named = new Set(secret.scope.domains.map((item) => item.host));
   for (const item of secret.scope.domains) {
     if (!LOOPBACK_NAMES.has(item.host)) continue;
-    const other = targets.find((t) => LOOPBACK_NAMES.has(t.key.host) && t.key.host !== item.host);
+    // The same port under another loopback name the entry does not list.
+    const other = targets.find(
+      (t) =>
+        LOOPBACK_NAMES.has(t.key.host) &&
+        !named.has(t.key.host) &&
+        domainItemMatches({ host: t.key.host, port: item.port }, t.key),
+    );
     if (other !== undefined) {
       return `the targets name the loopback host ${other.key.host}, and ${item.host} is another host name; add "${other.key.text}"`;
     }
