@@ -1,5 +1,5 @@
 import { type RetestOutcome, type RetestSubject, retestFindings, retestTarget } from '../retest/index.js';
-import { ScanStats } from '../scan/index.js';
+import { type ScanSession, ScanStats } from '../scan/index.js';
 import { REDACTED } from '../secretfile/index.js';
 import {
   describeLocation,
@@ -20,7 +20,7 @@ import {
 } from './retest-output.js';
 import { type RunConfig, type RunFlags, runConfig } from './scan-options.js';
 import { ScanOutput } from './scan-output.js';
-import { readSecrets, type ScanSession, withScanSession } from './scan-session.js';
+import { readSecrets, withCommandSession } from './scan-session.js';
 import { existingTeam, withStore } from './store-access.js';
 
 export interface RetestFlags extends RunFlags {
@@ -73,7 +73,7 @@ export async function retest(config: RetestConfig, io: CliIo): Promise<number> {
     const others = await findingsOfScans(store, findings, 'scanId' in config.select);
     const stats = new ScanStats(findings.length);
     const targets = [...new Set(findings.map(retestTarget))];
-    return withScanSession(config, secrets, io, output, stats, { targets }, async (session) => {
+    return withCommandSession(config, secrets, { io, output, counts: stats }, targets, async (session) => {
       const run = await retestAndRecord(store, findings, others, session, config, io);
       stats.stop();
       if (run.failure !== undefined) output.fatal(run.failure);

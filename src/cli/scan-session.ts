@@ -1,31 +1,22 @@
 /**
- * What every command that sends template requests sets up the same way (`scan`, `scan --rescan`,
- * `retest`): the secret files, the HTTP client behind the rate limit, the secret resolver and its
- * logins (`-ps`), the authorizer that applies each request's secret, redaction, and Ctrl-C.
+ * What every command that sends template requests does the same way around the scan session
+ * (`scan`, `scan --rescan`, `retest`, `worker`): the secret files of `-sf`, Ctrl-C, and what the
+ * session reports, shown on the command's output.
  */
-import { setMaxListeners } from 'node:events';
-import { type LoginRunnerOptions, TemplateLoginRunner } from '../engine/index.js';
-import { HttpClient, RateLimiter } from '../http/index.js';
 import {
-  AuthLedger,
-  httpProbe,
-  type ScanStats,
-  scanSender,
-  resolveTarget as schemeOf,
-  sessionAuthorizer,
-  type TargetResolution,
-  type TemplateRunOptions,
+  PrefetchFailed,
+  plannedEntries,
+  type ScanSession,
+  type SessionListener,
+  type SessionSettings,
+  withScanSession,
 } from '../scan/index.js';
 import {
   type Coverage,
-  coverage,
-  type Login,
   type LoginEvent,
   loadSecretFiles,
-  loginEntry,
-  Redactor,
+  type Redactor,
   type SecretEntry,
-  SecretResolver,
   type SecretSet,
 } from '../secretfile/index.js';
 import { formatDiagnostic } from '../source/index.js';
@@ -60,187 +51,76 @@ export async function readSecrets(
   return { set: loaded.secrets, redactor: loaded.redactor };
 }
 
-/** What a command runs templates with, once the session is open. */
-export interface ScanSession {
-  /** Aborted by Ctrl-C: no new run starts, requests in flight are aborted. */
-  readonly signal: AbortSignal;
-  /** Applied to every text shown or stored; undefined with `--no-redact`. */
-  readonly redact: ((text: string) => string) | undefined;
-  /** Every request of the templates, with its secret or without, every refusal and every login. */
-  readonly ledger: AuthLedger;
-  /** The options of every template run: sender, authorizer, `-H`, `-var`, timeouts. */
-  runOptions(matcherStatus: boolean): TemplateRunOptions;
-  /** A target as given, as the URL to scan (a host without a scheme is probed). */
-  resolveTarget(target: string, signal?: AbortSignal): Promise<TargetResolution>;
-  /** Lets logins that failed run again on their next request (a worker, between scans). */
-  retryFailedLogins(): void;
-}
-
-/** What the session is opened for: the targets, when known before the first request. */
-export interface SessionScope {
-  /** The targets the session will scan; undefined when they come later (a worker's chunks). */
-  readonly targets?: readonly string[];
+/** What a command's session counts: requests on the wire, failed logins as errors. */
+export interface SessionCounts {
+  requests: number;
+  errors: number;
 }
 
 /**
- * Opens the session (client, rate limit, secret resolver), says which secret entries apply to none
- * of the targets and which targets get no secret, logs in now with `-ps` (a failure stops the
- * command before any other request), runs `work`, and closes the client however `work` ends.
- * Requests are counted on `stats`, failed logins as its errors.
+ * The command's session (see scan/session.ts), with the command line around it: Ctrl-C stops it,
+ * the entries that apply to no target and the targets without a secret are warned about, logins
+ * are reported (a failed one even with `-silent`), requests and failed logins are counted on
+ * `counts`, and a failed `-ps` login stops the command before any scan request.
  */
-export async function withScanSession<T>(
+export async function withCommandSession<T>(
   config: RunConfig,
   secrets: LoadedSecrets | undefined,
-  io: CliIo,
-  output: ScanOutput,
-  stats: ScanStats,
-  scope: SessionScope,
+  context: { readonly io: CliIo; readonly output: ScanOutput; readonly counts?: SessionCounts },
+  targets: readonly string[] | undefined,
   work: (session: ScanSession) => Promise<T>,
 ): Promise<T> {
-  const client = new HttpClient({
-    timeoutMs: config.timeoutMs,
-    connectionsPerOrigin: Math.max(25, config.concurrency),
-  });
+  const { io, output, counts } = context;
   const stop = new AbortController();
-  // Every request in flight listens to the session's signal: hundreds at once is normal here.
-  setMaxListeners(0, stop.signal);
   const releaseInterrupts = onInterrupts(io, stop, output);
+  const settings: SessionSettings = {
+    timeoutMs: config.timeoutMs,
+    concurrency: config.concurrency,
+    rateLimit: config.rateLimit,
+    retries: config.retries,
+    headers: config.headers,
+    variables: config.variables,
+    redact: config.redact,
+    prefetch: config.prefetch,
+    secrets,
+    ...(targets === undefined ? {} : { targets }),
+    signal: stop.signal,
+  };
+  const listener: SessionListener = {
+    ...(counts === undefined
+      ? {}
+      : {
+          onRequest: () => {
+            counts.requests++;
+          },
+        }),
+    onCoverage: (covered) => warnAboutCoverage(covered, targets?.length ?? 0, config.prefetch, output),
+    onLogin: (event, entry, prefetching) => reportLogin(event, entry, prefetching, output, counts),
+  };
   try {
-    const sender = scanSender(client, {
-      ...(config.rateLimit === undefined ? {} : { rate: new RateLimiter(config.rateLimit) }),
-      onSend: () => {
-        stats.requests++;
-      },
-    });
-    const redactor = secrets?.redactor ?? new Redactor();
-    for (const [name, value] of config.headers) redactor.registerHeader(name, value);
-    const redact = config.redact ? (text: string) => redactor.redact(text) : undefined;
-    const probe = httpProbe(sender, { timeoutMs: config.timeoutMs });
-    const resolveTarget = (target: string, signal?: AbortSignal) => schemeOf(target, probe, signal);
-    const ledger = new AuthLedger(secrets?.set);
-    const resolver =
-      secrets === undefined
-        ? undefined
-        : await readyResolver(
-            { config, secrets, sender, signal: stop.signal, output, stats, ledger },
-            scope,
-            resolveTarget,
-          );
-    return await work({
-      signal: stop.signal,
-      redact,
-      ledger,
-      runOptions: (matcherStatus) => ({
-        client: sender,
-        ...(resolver === undefined ? {} : { authorizer: sessionAuthorizer(resolver, ledger) }),
-        headers: config.headers,
-        variables: config.variables,
-        matcherStatus,
-        timeoutMs: config.timeoutMs,
-        retries: config.retries,
-      }),
-      resolveTarget,
-      retryFailedLogins: () => resolver?.forgetFailedLogins(),
-    });
+    return await withScanSession(settings, listener, work);
+  } catch (error) {
+    if (!(error instanceof PrefetchFailed)) throw error;
+    for (const { entry, reason } of error.failures)
+      output.fatal(`login failed for ${entry.label}: ${reason}`);
+    throw new UserError('the logins of -ps failed; no scan request was sent');
   } finally {
     releaseInterrupts();
-    await client.close();
   }
 }
 
-interface ResolverParts {
-  readonly config: RunConfig;
-  readonly secrets: LoadedSecrets;
-  readonly sender: LoginRunnerOptions['client'];
-  readonly signal: AbortSignal;
-  readonly output: ScanOutput;
-  readonly stats: ScanStats;
-  readonly ledger: AuthLedger;
-}
-
 /**
- * The secret resolver, its logins run by the engine through the session's sender (rate limit and
- * counting included). With `-ps`, every login whose entry applies to a target runs now; a failure
- * stops the command before any other request.
- */
-async function readyResolver(
-  parts: ResolverParts,
-  scope: SessionScope,
-  resolveTarget: (target: string, signal?: AbortSignal) => Promise<TargetResolution>,
-): Promise<SecretResolver> {
-  const { config, secrets, sender, signal, output } = parts;
-  const state = { prefetching: false };
-  const resolver = new SecretResolver(secrets.set, {
-    redactor: secrets.redactor,
-    runner: new TemplateLoginRunner(loginOptions(config, sender, signal)),
-    onEvent: (event) => reportLogin(event, state, parts),
-  });
-  const covered = scope.targets === undefined ? undefined : coverage(secrets.set, scope.targets);
-  if (covered !== undefined) warnAboutCoverage(covered, scope.targets?.length ?? 0, config.prefetch, output);
-  if (!config.prefetch) return resolver;
-  const logins = await prefetchTargets(secrets.set, covered, resolveTarget, signal, output);
-  state.prefetching = true;
-  const failures = await resolver.prefetch(logins);
-  state.prefetching = false;
-  if (failures.length > 0 && !signal.aborted) {
-    for (const { login, reason } of failures)
-      output.fatal(`login failed for ${loginEntry(login).label}: ${reason}`);
-    throw new UserError('the logins of -ps failed; no scan request was sent');
-  }
-  return resolver;
-}
-
-/**
- * Where each login of `-ps` runs: at its `input`, else at the origin of the first target its entry
- * applies to (where its first request would have logged it in). Without known targets (a worker),
- * only logins with an input run now.
- */
-async function prefetchTargets(
-  set: SecretSet,
-  covered: Coverage | undefined,
-  resolveTarget: (target: string, signal?: AbortSignal) => Promise<TargetResolution>,
-  signal: AbortSignal,
-  output: ScanOutput,
-): Promise<{ login: Login; target: string }[]> {
-  const logins: { login: Login; target: string }[] = [];
-  for (const login of set.logins) {
-    const entry = loginEntry(login);
-    if (covered === undefined) {
-      if (login.input !== undefined) logins.push({ login, target: login.input });
-      else output.info(`${entry.label} has no input: it logs in on the first request that needs it`);
-      continue;
-    }
-    const first = covered.firstTarget.get(entry);
-    if (first === undefined) continue;
-    if (login.input !== undefined) {
-      logins.push({ login, target: login.input });
-      continue;
-    }
-    const resolved = await resolveTarget(first.target, signal);
-    if (!resolved.ok)
-      throw new UserError(`-ps: cannot log in for ${entry.label} at ${first.target}: ${resolved.message}`);
-    logins.push({ login, target: originOf(resolved.url) });
-  }
-  return logins;
-}
-
-/**
- * The entries a queued scan is planned with: those that apply to one of its targets. Workers that
- * lack one of them do not take the scan. The others are warned about, as a scan run here would.
+ * The entries a queued scan is planned with (those that apply to one of its targets; workers that
+ * lack one do not take the scan); the others are warned about, as a scan run here would.
  */
 export function plannedSecretEntries(
   set: SecretSet,
   targets: readonly string[],
   output: ScanOutput,
 ): SecretEntry[] {
-  const covered = coverage(set, targets);
-  warnAboutCoverage(covered, targets.length, false, output);
-  return [...covered.firstTarget.keys()];
-}
-
-function originOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.protocol}//${parsed.host}`;
+  const planned = plannedEntries(set, targets);
+  warnAboutCoverage(planned.coverage, targets.length, false, output);
+  return planned.entries;
 }
 
 /** Warnings before the first request: entries that apply to no target, targets that get no secret. */
@@ -262,44 +142,31 @@ function warnAboutCoverage(covered: Coverage, targets: number, prefetch: boolean
   );
 }
 
-function loginOptions(
-  config: RunConfig,
-  sender: LoginRunnerOptions['client'],
-  signal: AbortSignal,
-): LoginRunnerOptions {
-  return {
-    client: sender,
-    timeoutMs: config.timeoutMs,
-    retries: config.retries,
-    signal,
-    run: { headers: config.headers },
-  };
-}
-
 /**
- * Logins as they happen, counted on the ledger. A failed login is an error even with `-silent`:
- * requests in its scope are not sent, so the scan is not the one asked for. A failed `-ps` login
- * is reported by the command as it stops.
+ * Logins as they happen. A failed login is an error even with `-silent`: requests in its scope are
+ * not sent, so the scan is not the one asked for. A failed `-ps` login is reported as the command
+ * stops.
  */
 function reportLogin(
   event: LoginEvent,
-  state: { readonly prefetching: boolean },
-  parts: ResolverParts,
+  entry: SecretEntry,
+  prefetching: boolean,
+  output: ScanOutput,
+  counts: SessionCounts | undefined,
 ): void {
-  const { output, stats, ledger } = parts;
-  ledger.login(event);
-  const entry = loginEntry(event.login).label;
   switch (event.kind) {
     case 'login':
-      output.info(`${event.relogin ? 'logging in again' : 'logging in'} for ${entry} at ${event.target}`);
+      output.info(
+        `${event.relogin ? 'logging in again' : 'logging in'} for ${entry.label} at ${event.target}`,
+      );
       return;
     case 'login-ok':
-      output.info(`logged in for ${entry}`);
+      output.info(`logged in for ${entry.label}`);
       return;
     case 'login-failed':
-      if (state.prefetching) return;
-      stats.errors++;
-      output.alert(`login failed for ${entry}: ${event.reason}; requests in its scope are not sent`);
+      if (prefetching) return;
+      if (counts !== undefined) counts.errors++;
+      output.alert(`login failed for ${entry.label}: ${event.reason}; requests in its scope are not sent`);
       return;
   }
 }

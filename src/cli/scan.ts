@@ -22,7 +22,7 @@ import type { CliIo } from './io.js';
 import { type ScanConfig, type ScanFlags, scanConfig } from './scan-options.js';
 import { ScanOutput } from './scan-output.js';
 import { queueScan, requireQueueStore, templateText } from './scan-queue.js';
-import { type LoadedSecrets, plannedSecretEntries, readSecrets, withScanSession } from './scan-session.js';
+import { type LoadedSecrets, plannedSecretEntries, readSecrets, withCommandSession } from './scan-session.js';
 import { ScanTargets, storedAssets } from './scan-targets.js';
 import { existingTeam, withStore } from './store-access.js';
 
@@ -219,40 +219,49 @@ async function scanWith(
   output.openFile();
   const stats = new ScanStats(plannedRuns(plan));
   try {
-    return await withScanSession(config, secrets, io, output, stats, { targets }, async (session) => {
-      const recorder: ScanRecorder =
-        stored === undefined || !config.store ? noRecorder : new StoreRecorder(stored.store, stored.teamId);
-      const templateList = await templateRefs(templates, recorder !== noRecorder, texts);
-      const outcome = await withProgress(output, stats, () =>
-        executeScan(plan, {
-          concurrency: config.concurrency,
-          run: session.runOptions(config.matcherStatus),
-          stats,
-          listener: {
-            onEvent: (event) => output.event(event),
-            onProblem: (problem) => output.problem(problem),
-          },
-          resolveTarget: (target, signal) => session.resolveTarget(target, signal),
-          ...(session.redact === undefined ? {} : { redact: session.redact }),
-          signal: session.signal,
-          recorder,
-          ...(secrets === undefined ? {} : { ledger: session.ledger }),
-          describe: {
-            name: config.name ?? rescanOf?.name ?? defaultName(targets),
-            templates: templateList,
-            assetIds: rescanOf?.assetIds ?? config.assets,
-            ...(rescanOf === undefined ? {} : { rescanOf: rescanOf.id }),
-          },
-        }),
-      );
-      const failure = outcome.failure ?? output.close();
-      const redact = session.redact;
-      if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
-      const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
-      output.truncatedBodies(stats.truncatedBodies);
-      output.summary(summaryOf(outcome.outcome, stats, plan, unsupported, authentication), recorder.location);
-      return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;
-    });
+    return await withCommandSession(
+      config,
+      secrets,
+      { io, output, counts: stats },
+      targets,
+      async (session) => {
+        const recorder: ScanRecorder =
+          stored === undefined || !config.store ? noRecorder : new StoreRecorder(stored.store, stored.teamId);
+        const templateList = await templateRefs(templates, recorder !== noRecorder, texts);
+        const outcome = await withProgress(output, stats, () =>
+          executeScan(plan, {
+            concurrency: config.concurrency,
+            run: session.runOptions(config.matcherStatus),
+            stats,
+            listener: {
+              onEvent: (event) => output.event(event),
+              onProblem: (problem) => output.problem(problem),
+            },
+            resolveTarget: (target, signal) => session.resolveTarget(target, signal),
+            ...(session.redact === undefined ? {} : { redact: session.redact }),
+            signal: session.signal,
+            recorder,
+            ...(secrets === undefined ? {} : { ledger: session.ledger }),
+            describe: {
+              name: config.name ?? rescanOf?.name ?? defaultName(targets),
+              templates: templateList,
+              assetIds: rescanOf?.assetIds ?? config.assets,
+              ...(rescanOf === undefined ? {} : { rescanOf: rescanOf.id }),
+            },
+          }),
+        );
+        const failure = outcome.failure ?? output.close();
+        const redact = session.redact;
+        if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
+        const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
+        output.truncatedBodies(stats.truncatedBodies);
+        output.summary(
+          summaryOf(outcome.outcome, stats, plan, unsupported, authentication),
+          recorder.location,
+        );
+        return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;
+      },
+    );
   } finally {
     output.close();
   }

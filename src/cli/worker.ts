@@ -2,14 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { runWorker, type WorkerSummary } from '../queue/index.js';
-import { ScanStats } from '../scan/index.js';
 import { entriesOf } from '../secretfile/index.js';
 import { ExitCode } from './exit.js';
 import type { CliIo } from './io.js';
 import { numberFlag, type RunFlags, runConfig } from './scan-options.js';
 import { ScanOutput } from './scan-output.js';
 import { requireQueueStore } from './scan-queue.js';
-import { readSecrets, withScanSession } from './scan-session.js';
+import { readSecrets, withCommandSession } from './scan-session.js';
 import { withStore } from './store-access.js';
 
 export interface WorkerFlags extends Omit<RunFlags, 'jsonl'> {
@@ -35,7 +34,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   return withStore(io, config.db, { create: true }, async (store) => {
     const teamId = flags.team === undefined ? undefined : (await store.teams.ensure(flags.team)).id;
-    return withScanSession(config, secrets, io, output, new ScanStats(0), {}, async (session) => {
+    return withCommandSession(config, secrets, { io, output }, undefined, async (session) => {
       const whose = flags.team === undefined ? '' : ` of team ${flags.team}`;
       output.info(`worker ${id} waiting for queued scans${whose}`);
       const summary = await runWorker(store, session, {

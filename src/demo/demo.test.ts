@@ -11,10 +11,11 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AreaKey, DEFAULT_PORTS, type DemoApp, start } from '../../examples/demo-app/server.js';
-import { runTemplate, secretAuthorizer, TemplateLoginRunner, type TemplateRun } from '../engine/index.js';
+import { runTemplate, TemplateLoginRunner, type TemplateRun } from '../engine/index.js';
 import { fixtureServer, type Route } from '../engine/testing/server.js';
 import { HttpClient } from '../http/index.js';
 import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
+import { chain, transportDispatch, withSecrets } from '../send/index.js';
 import { loadTemplates, type ParsedTemplate } from '../template/index.js';
 
 const examples = fileURLToPath(new URL('../../examples/', import.meta.url));
@@ -30,6 +31,7 @@ const QUERY_TOKEN = 'demo-reports-token-5d21';
 let app: DemoApp;
 let scratch: string;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   app = await start({ ports: ANY_PORT });
@@ -279,7 +281,7 @@ async function resolverFor(path: string): Promise<SecretResolver> {
   const loaded = await loadSecretFiles([path], { cwd: examples, env: {}, checkPermissions: false });
   expect(loaded.diagnostics).toEqual([]);
   if (loaded.secrets === undefined) throw new Error('the secret file did not load');
-  return new SecretResolver(loaded.secrets, { runner: new TemplateLoginRunner({ client }) });
+  return new SecretResolver(loaded.secrets, { runner: new TemplateLoginRunner({ dispatch }) });
 }
 
 async function demoTemplates(): Promise<ParsedTemplate[]> {
@@ -296,8 +298,8 @@ async function scanAll(resolver: SecretResolver | undefined): Promise<Map<string
   for (const template of await demoTemplates()) {
     for (const area of AREA_KEYS) {
       const run = await runTemplate(template, app.urls[area], {
-        client,
-        ...(resolver === undefined ? {} : { authorizer: secretAuthorizer(resolver) }),
+        dispatch,
+        ...(resolver === undefined ? {} : { dispatch: chain(dispatch, [withSecrets(resolver)]) }),
       });
       runs.set(`${template.id} ${area}`, run);
     }
@@ -357,7 +359,9 @@ describe('the demo templates', () => {
     );
     const resolver = await resolverFor(wrongPassword);
     const [idor] = (await demoTemplates()).filter((t) => t.id === 'acme-notes-user-idor');
-    const run = await runTemplate(idor!, app.urls.login, { client, authorizer: secretAuthorizer(resolver) });
+    const run = await runTemplate(idor!, app.urls.login, {
+      dispatch: chain(dispatch, [withSecrets(resolver)]),
+    });
     expect(run.matched).toBe(false);
     expect(run.requests).toBe(0);
     expect(run.failures.map((f) => `${f.kind}: ${f.message}`)).toEqual([
@@ -441,7 +445,7 @@ describe('the demo templates against the weaknesses fixed', () => {
     for (const routes of [weak, ...fixes]) {
       const server = await fixtureServer(routes);
       try {
-        outcomes.push((await runTemplate(template!, server.url, { client })).matched);
+        outcomes.push((await runTemplate(template!, server.url, { dispatch })).matched);
       } finally {
         await server.close();
       }

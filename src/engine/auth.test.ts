@@ -1,30 +1,33 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, type HttpRequest, setHeader } from '../http/index.js';
-import { type RequestAuthorizer, runTemplate } from './index.js';
+import { HttpClient, setHeader } from '../http/index.js';
+import { chain, type Interceptor, isRaw, Refused, transportDispatch } from '../send/index.js';
+import { runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
-/** A secret for 127.0.0.1 only, as a secret file with `domains: ["127.0.0.1:<port>"]` would give. */
-function bearerFor(hostname: string, token: () => string): RequestAuthorizer & { decided: string[] } {
+/**
+ * A secret for one host only, as a secret file with `domains: ["127.0.0.1:<port>"]` gives it: the
+ * dispatch sees every request the engine sends (every hop), as built.
+ */
+function bearerFor(hostname: string, token: string) {
   const decided: string[] = [];
-  return {
-    decided,
-    async authorize(request: HttpRequest) {
-      decided.push(`${request.hostname}${request.target}`);
-      if (request.hostname !== hostname) return { kind: 'send', request };
-      return {
-        kind: 'send',
-        request: { ...request, headers: setHeader(request.headers, 'Authorization', `Bearer ${token()}`) },
-      };
-    },
-    async authorizeRaw(text) {
-      return { kind: 'send', request: text };
-    },
+  const bearer: Interceptor = (next) => (outgoing, options) => {
+    if (isRaw(outgoing)) return next(outgoing, options);
+    decided.push(
+      `${outgoing.hostname}${outgoing.target}${options.withoutSecrets === true ? ' without secrets' : ''}`,
+    );
+    if (outgoing.hostname !== hostname || options.withoutSecrets === true) return next(outgoing, options);
+    return next(
+      { ...outgoing, headers: setHeader(outgoing.headers, 'Authorization', `Bearer ${token}`) },
+      options,
+    );
   };
+  return { decided, dispatch: chain(dispatch, [bearer]) };
 }
 
 beforeAll(async () => {
@@ -42,12 +45,6 @@ beforeAll(async () => {
       },
     },
     { path: '/end', respond: (r) => ({ body: `end auth=${r.headers.authorization ?? 'none'}` }) },
-    {
-      path: '/data',
-      when: (r) => r.headers.authorization === 'Bearer fresh',
-      respond: { body: 'secret data' },
-    },
-    { path: '/data', respond: { status: 401, body: 'session expired' } },
   ]);
 });
 
@@ -71,9 +68,9 @@ http:
         words: ["end"]
 `);
 
-describe('redirects and the authorizer', () => {
+describe('redirects and the dispatch', () => {
   it('follows redirects, evaluates the final response and reports its URL as matched-at', async () => {
-    const run = await runTemplate(redirectTemplate(['127.0.0.1']), server.url, { client });
+    const run = await runTemplate(redirectTemplate(['127.0.0.1']), server.url, { dispatch });
     expect(run.events.map((e) => e['matched-at'])).toEqual([`${server.url}/end`]);
   });
 
@@ -87,16 +84,15 @@ http:
       - type: status
         status: [302]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.events.map((e) => e['matched-at'])).toEqual([`${server.url}/hop/127.0.0.1`]);
   });
 
-  it('asks the authorizer on every hop and never sends the secret to another host', async () => {
-    const auth = bearerFor('127.0.0.1', () => 'T0KEN');
+  it('sends every hop through the dispatch, built from the clean request, so the secret never reaches another host', async () => {
+    const auth = bearerFor('127.0.0.1', 'T0KEN');
     const before = server.requests.length;
     const run = await runTemplate(redirectTemplate(['localhost', '127.0.0.1']), server.url, {
-      client,
-      authorizer: auth,
+      dispatch: auth.dispatch,
     });
     const seen = server.requests.slice(before).map((r) => `${r.host} ${r.headers.authorization ?? '-'}`);
     expect(seen).toEqual(['127.0.0.1 Bearer T0KEN', 'localhost -', '127.0.0.1 Bearer T0KEN']);
@@ -111,8 +107,7 @@ http:
         async (hops) => {
           const before = server.requests.length;
           await runTemplate(redirectTemplate(hops), server.url, {
-            client,
-            authorizer: bearerFor('127.0.0.1', () => 'S3CRET'),
+            dispatch: bearerFor('127.0.0.1', 'S3CRET').dispatch,
           });
           for (const request of server.requests.slice(before)) {
             if (request.host === 'localhost') expect(request.headers.authorization).toBeUndefined();
@@ -124,14 +119,10 @@ http:
     );
   });
 
-  it('does not send a request the authorizer refuses, and reports it as an error', async () => {
+  it('reports a request the dispatch refused as an error of the run, not as a transport failure', async () => {
     const before = server.requests.length;
     const run = await runTemplate(redirectTemplate(['127.0.0.1']), server.url, {
-      client,
-      authorizer: {
-        authorize: async () => ({ kind: 'refuse', reason: 'the login of dynamic[0] failed: 401' }),
-        authorizeRaw: async () => ({ kind: 'refuse', reason: 'no' }),
-      },
+      dispatch: () => Promise.reject(new Refused(`${server.url}/x`, 'the login of dynamic[0] failed: 401')),
     });
     expect(server.requests.length).toBe(before);
     expect(run.failures).toEqual([
@@ -140,7 +131,7 @@ http:
     expect(run.requests).toBe(0);
   });
 
-  it('skips the authorizer for blocks with skip-secret-file', async () => {
+  it('tells the dispatch that requests of blocks with skip-secret-file go without secrets', async () => {
     const t = template(`id: skip-secret
 info: {name: r, author: t}
 http:
@@ -151,62 +142,26 @@ http:
       - type: word
         words: ["auth=none"]
 `);
-    const auth = bearerFor('127.0.0.1', () => 'T');
-    const run = await runTemplate(t, server.url, { client, authorizer: auth });
+    const auth = bearerFor('127.0.0.1', 'T');
+    const run = await runTemplate(t, server.url, { dispatch: auth.dispatch });
     expect(run.matched).toBe(true);
-    expect(auth.decided).toEqual([]);
+    expect(auth.decided).toEqual(['127.0.0.1/end without secrets']);
   });
 
-  it('sends a request once more, authorized afresh, when the authorizer asks after the response', async () => {
-    let token = 'stale';
-    let asked = 0;
-    const base = bearerFor('127.0.0.1', () => token);
-    const authorizer: RequestAuthorizer = {
-      ...base,
-      afterResponse: ({ response }) => {
-        asked++;
-        if (response.statusCode !== 401) return 'keep';
-        token = 'fresh'; // the scanner logs in again here
-        return 'retry';
-      },
-    };
-    const t = template(`id: reauth
+  it('reports the request as the dispatch sent it, and matched-at as the template built it', async () => {
+    const query: Interceptor = (next) => (outgoing, options) =>
+      next(isRaw(outgoing) ? outgoing : { ...outgoing, target: `${outgoing.target}?token=S3CRET` }, options);
+    const t = template(`id: as-sent
 info: {name: r, author: t}
 http:
   - method: GET
-    path: ["{{BaseURL}}/data"]
+    path: ["{{BaseURL}}/end"]
     matchers:
       - type: word
-        words: ["secret data"]
+        words: ["end"]
 `);
-    const before = server.requests.length;
-    const run = await runTemplate(t, server.url, { client, authorizer });
-    expect(server.requests.slice(before).map((r) => r.headers.authorization)).toEqual([
-      'Bearer stale',
-      'Bearer fresh',
-    ]);
-    expect(asked).toBe(1);
-    expect(run.matched).toBe(true);
-    expect(run.events[0]?.request).toContain('Bearer fresh');
-  });
-
-  it('retries only once even when the response after the retry still looks logged out', async () => {
-    const authorizer: RequestAuthorizer = {
-      ...bearerFor('127.0.0.1', () => 'never-valid'),
-      afterResponse: () => 'retry',
-    };
-    const t = template(`id: reauth-once
-info: {name: r, author: t}
-http:
-  - method: GET
-    path: ["{{BaseURL}}/data"]
-    matchers:
-      - type: status
-        status: [200]
-`);
-    const before = server.requests.length;
-    const run = await runTemplate(t, server.url, { client, authorizer });
-    expect(server.requests.length - before).toBe(2);
-    expect(run.lastStatus).toBe(401);
+    const run = await runTemplate(t, server.url, { dispatch: chain(dispatch, [query]) });
+    expect(run.events[0]?.request).toContain('GET /end?token=S3CRET HTTP/1.1');
+    expect(run.events[0]?.['matched-at']).toBe(`${server.url}/end`);
   });
 });

@@ -11,6 +11,7 @@ import { LayeredScope, type TemplateString, type UnresolvedPlaceholder } from '.
 import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import type { ResultEvent } from '../output/index.js';
+import { isRaw } from '../send/index.js';
 import { type HttpBlock, type TargetUrl, targetVariables, withPort } from '../template/index.js';
 import {
   BuildError,
@@ -22,7 +23,7 @@ import {
 import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
 import {
-  commonSendOptions,
+  commonOptions,
   type ExchangeHop,
   type ExchangeResult,
   type ExchangeSettings,
@@ -134,19 +135,18 @@ function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
   const maxBodyBytes = block.maxSize ?? options.maxBodyBytes;
   // Optional parts set one by one: made for every block of every run.
   const settings: { -readonly [K in keyof ExchangeSettings]: ExchangeSettings[K] } = {
-    client: options.client,
+    dispatch: options.dispatch,
     redirects: block.redirects,
-    retries: options.retries ?? 0,
+    deadlines: options.exchangeDeadlines ?? 1,
+    withoutSecrets: block.skipSecretFile,
     common: {},
   };
-  const authorizer = block.skipSecretFile ? options.authorizer?.unscoped?.() : options.authorizer;
-  if (authorizer !== undefined) settings.authorizer = authorizer;
   if (options.refuseRedirect !== undefined) settings.refuseRedirect = options.refuseRedirect;
   if (block.cookieJar) settings.jar = state.jar;
   if (options.timeoutMs !== undefined) settings.timeoutMs = options.timeoutMs;
   if (maxBodyBytes !== undefined) settings.maxBodyBytes = maxBodyBytes;
   if (options.signal !== undefined) settings.signal = options.signal;
-  settings.common = commonSendOptions(settings);
+  settings.common = commonOptions(settings);
   return settings;
 }
 
@@ -454,7 +454,7 @@ function evaluateChain(
     const response = final ? hop.response : { ...hop.response, body: Buffer.alloc(0) };
     let dump: string | undefined;
     const requestDump = (): string => {
-      dump ??= typeof hop.sent === 'string' ? dumpRawRequest(hop.sent) : dumpRequest(hop.sent);
+      dump ??= isRaw(hop.sent) ? dumpRawRequest(hop.sent.bytes) : dumpRequest(hop.sent);
       return dump;
     };
     const own = responseVariables({
@@ -506,7 +506,7 @@ function evaluateChain(
       request: requestDump(),
       response: dumpResponse(response),
       truncated: final && response.truncatedAt !== undefined,
-      ...(unsafe || typeof hop.sent === 'string' ? {} : { curlCommand: curlCommand(hop.sent) }),
+      ...(unsafe || isRaw(hop.sent) ? {} : { curlCommand: curlCommand(hop.sent) }),
       ...(hop.response.remoteAddress === undefined ? {} : { ip: hop.response.remoteAddress }),
       meta,
     });

@@ -10,6 +10,7 @@ import {
   type HeaderList,
   type HttpRequest,
   headerValue,
+  type RawHttpRequest,
   RawRequestHead,
   type Scheme,
   setHeader,
@@ -22,7 +23,9 @@ import {
   RawRequestError,
   type TargetUrl,
 } from '../template/index.js';
-import type { Destination } from './types.js';
+
+/** Where an `unsafe` request's bytes go. */
+export type Destination = Omit<RawHttpRequest, 'bytes'>;
 
 export interface BuildSettings {
   /** The block's `headers:`, rendered. */

@@ -1,16 +1,18 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HttpClient, type HttpRequest } from '../http/index.js';
+import { HttpClient } from '../http/index.js';
 import { rawServer } from '../http/testing/servers.js';
 import type { ResultEvent } from '../output/index.js';
+import { chain, type Interceptor, transportDispatch } from '../send/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
-import { type RequestSender, runTemplate } from './index.js';
+import { runTemplate } from './index.js';
 import { CORPUS_CASES, type CorpusCase, type ExpectedFinding } from './testing/products.js';
 import { fixtureServer } from './testing/server.js';
 
 const corpus = fileURLToPath(new URL('../../test/corpus/', import.meta.url));
 const client = new HttpClient({ timeoutMs: 15_000 });
+const dispatch = transportDispatch(client);
 
 afterAll(async () => {
   await client.close();
@@ -23,13 +25,8 @@ async function corpusTemplate(path: string): Promise<ParsedTemplate> {
 }
 
 /** Sends to 127.0.0.1 whatever host the request names (the fixture stands in for that host). */
-function resolvingTo127(sender: RequestSender): RequestSender {
-  const local = <R extends { hostname: string }>(request: R): R => ({ ...request, hostname: '127.0.0.1' });
-  return {
-    send: (request: HttpRequest, options) => sender.send(local(request), options),
-    sendRaw: (request, options) => sender.sendRaw(local(request), options),
-  };
-}
+const resolvingTo127: Interceptor = (next) => (outgoing, options) =>
+  next({ ...outgoing, hostname: '127.0.0.1' }, options);
 
 async function runAgainst(c: CorpusCase, side: 'product' | 'other') {
   const routes = c[side];
@@ -41,7 +38,7 @@ async function runAgainst(c: CorpusCase, side: 'product' | 'other') {
     const origin = `http://${c.hostname ?? '127.0.0.1'}:${server.port}`;
     const template = await corpusTemplate(c.template);
     const run = await runTemplate(template, origin + (c.input ?? ''), {
-      client: c.hostname === undefined ? client : resolvingTo127(client),
+      dispatch: c.hostname === undefined ? dispatch : chain(dispatch, [resolvingTo127]),
     });
     return { run, origin };
   } finally {

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
 import { HttpClient, type HttpRequest } from '../http/index.js';
+import { transportDispatch } from '../send/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
 import { runTemplate } from './run.js';
 
@@ -141,8 +142,9 @@ function engineRate(
   template: ParsedTemplate,
   loops: number,
 ): Promise<number> {
+  const dispatch = transportDispatch(client);
   return loopRate(loops, seconds * 1000, async () => {
-    const run = await runTemplate(template, `http://127.0.0.1:${port}`, { client });
+    const run = await runTemplate(template, `http://127.0.0.1:${port}`, { dispatch });
     return run.requests;
   });
 }

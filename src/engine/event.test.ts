@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
 import type { ResultEvent } from '../output/index.js';
+import { transportDispatch } from '../send/index.js';
 import { rfc3339 } from './event.js';
 import { runTemplate, serializeEvent } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
@@ -9,6 +10,7 @@ import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   server = await fixtureServer([
@@ -69,7 +71,7 @@ http:
 describe('result events', () => {
   it('fill every field of SEED.md 2.2 with its type, one event per named matcher', async () => {
     const fixed = new Date('2026-01-02T03:04:05.678Z');
-    const run = await runTemplate(detailed, `${server.url}/app`, { client, now: () => fixed });
+    const run = await runTemplate(detailed, `${server.url}/app`, { dispatch, now: () => fixed });
     expect(run.events.map((e) => e['matcher-name'])).toEqual(['json-config', 'ok']);
     const event = run.events[0] as ResultEvent;
     const types: Record<string, string> = {
@@ -139,7 +141,7 @@ describe('result events', () => {
   });
 
   it('serialise with nuclei key order and re-parse to the same event', async () => {
-    const run = await runTemplate(detailed, `${server.url}/app`, { client });
+    const run = await runTemplate(detailed, `${server.url}/app`, { dispatch });
     const line = serializeEvent(run.events[0] as ResultEvent);
     expect(JSON.parse(line)).toEqual(run.events[0]);
     expect(Object.keys(JSON.parse(line))).toEqual([
@@ -194,7 +196,7 @@ http:
         name: key
         regex: ["K-[0-9]"]
 `);
-    const run = await runTemplate(t, `${server.url}/app`, { client });
+    const run = await runTemplate(t, `${server.url}/app`, { dispatch });
     expect(run.events.map((e) => [e['extractor-name'], e['extracted-results']])).toEqual([
       ['version', ['2.0']],
       ['key', ['K-1']],

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
+import { transportDispatch } from '../send/index.js';
 import { runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   server = await fixtureServer([
@@ -63,7 +65,7 @@ http:
       - type: word
         words: ["path="]
 `);
-    await runTemplate(t, `${server.url}/app/`, { client });
+    await runTemplate(t, `${server.url}/app/`, { dispatch });
     const seen = server.requests.at(-1)!;
     expect(seen.path).toBe('/app/echo');
     expect(Object.fromEntries(seen.query)).toEqual({
@@ -91,13 +93,13 @@ http:
       - type: word
         words: ["path="]
 `);
-    await runTemplate(t, server.url, { client });
+    await runTemplate(t, server.url, { dispatch });
     expect(Object.fromEntries(server.requests.at(-1)!.query)).toEqual({
       g: 'hi-guest',
       m: 'GUEST',
       p: 'guest-x',
     });
-    const run = await runTemplate(t, server.url, { client, variables: { user: 'root', pass: 'ignored' } });
+    const run = await runTemplate(t, server.url, { dispatch, variables: { user: 'root', pass: 'ignored' } });
     expect(Object.fromEntries(server.requests.at(-1)!.query)).toEqual({
       g: 'hi-root',
       m: 'ROOT',
@@ -120,7 +122,7 @@ http:
       - type: word
         words: ["{{randstr}}"]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     const [first, second] = server.requests.slice(-2);
     expect(first?.query.get('a')).toMatch(/^[0-9A-Za-z]{27}$/);
     expect(second?.query.get('b')).toBe(first?.query.get('a'));
@@ -143,7 +145,7 @@ http:
 `);
     const before = server.requests.length;
     const outcomes: string[] = [];
-    const run = await runTemplate(t, server.url, { client, onRequest: (o) => outcomes.push(o.kind) });
+    const run = await runTemplate(t, server.url, { dispatch, onRequest: (o) => outcomes.push(o.kind) });
     expect(server.requests.length).toBe(before);
     expect(run.requests).toBe(0);
     expect(run.skipped).toEqual([
@@ -151,7 +153,7 @@ http:
     ]);
     expect(run.skipped[0]?.reason).toContain('-var');
     expect(outcomes).toEqual(['skipped']);
-    const given = await runTemplate(t, server.url, { client, variables: { api_key: 'k1' } });
+    const given = await runTemplate(t, server.url, { dispatch, variables: { api_key: 'k1' } });
     expect(given.requests).toBe(2);
   });
 });
@@ -173,14 +175,14 @@ http:
 
   it('pairs values by position under pitchfork, stopping at the shortest list', async () => {
     const before = server.requests.length;
-    await runTemplate(attack('pitchfork'), server.url, { client });
+    await runTemplate(attack('pitchfork'), server.url, { dispatch });
     const sent = server.requests.slice(before).map((r) => `${r.query.get('u')}${r.query.get('p')}`);
     expect(sent).toEqual(['a1', 'b2']);
   });
 
   it('tries every combination under clusterbomb, the last set varying fastest', async () => {
     const before = server.requests.length;
-    const run = await runTemplate(attack('clusterbomb'), server.url, { client });
+    const run = await runTemplate(attack('clusterbomb'), server.url, { dispatch });
     const sent = server.requests.slice(before).map((r) => `${r.query.get('u')}${r.query.get('p')}`);
     expect(sent).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
     expect(run.events.map((e) => e.meta)).toContainEqual({ user: 'b', pass: '3' });
@@ -203,7 +205,7 @@ http:
         words: ["item 9"]
 `);
     const before = server.requests.length;
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(server.requests.slice(before).map((r) => r.target)).toEqual([
       '/item/7',
       '/echo?again=7',
@@ -226,7 +228,7 @@ http:
         regex: ["item [23]"]
 `);
     const before = server.requests.length;
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(server.requests.slice(before).map((r) => r.path)).toEqual(['/item/1', '/item/2']);
     expect(run.events).toHaveLength(1);
     expect(run.events[0]?.['matched-at']).toBe(`${server.url}/item/2`);
@@ -255,7 +257,7 @@ http:
       - type: word
         words: ["item 3"]
 `);
-    const run = await runTemplate(t, gated.url, { client, onEvent: () => release() });
+    const run = await runTemplate(t, gated.url, { dispatch, onEvent: () => release() });
     await gated.close();
     expect(gated.requests.map((r) => r.path).sort()).toEqual(['/item/1', '/item/2', '/item/3', '/item/4']);
     expect(run.events).toHaveLength(1);
@@ -273,7 +275,7 @@ http:
       - type: word
         words: ["item"]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.requests).toBe(6);
     expect(run.events.map((e) => e['matched-at']).sort()).toEqual(
       [1, 2, 3, 4, 5, 6].map((n) => `${server.url}/item/${n}`),
@@ -306,7 +308,7 @@ http:
         dsl:
           - 'status_code_2 == 200 && contains(body_2, "accepted") && contains(body_1, "csrf")'
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(server.requests.at(-1)?.body).toBe('csrf=tok-123');
     expect(run.events).toHaveLength(1);
     expect(run.events[0]?.['matched-at']).toBe(`${server.url}/submit`);
@@ -344,7 +346,7 @@ http:
           - 'contains(request_1, "X-Probe: first") && status_code_1 == 200 && contains(body_2, "x=second")'
           - 'contains(all, "x=second") && content_length_1 > 0 && contains(header_2, "200")'
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.requests).toBe(2);
     expect(run.events).toHaveLength(1);
     expect(run.events[0]?.request).toContain('X-Probe: second');
@@ -366,7 +368,7 @@ http:
       - type: dsl
         dsl: ['contains(body_1, "n=" + n) && body_2 == "item " + n']
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.events.map((e) => e.meta)).toEqual([{ n: '1' }, { n: '2' }]);
   });
 
@@ -388,9 +390,9 @@ http:
       - type: word
         words: ["hello admin"]
 `;
-    expect((await runTemplate(template(body(false)), server.url, { client })).matched).toBe(true);
+    expect((await runTemplate(template(body(false)), server.url, { dispatch })).matched).toBe(true);
     expect(server.requests.at(-1)?.cookies.session).toBe('s3cr3t');
-    expect((await runTemplate(template(body(true)), server.url, { client })).matched).toBe(false);
+    expect((await runTemplate(template(body(true)), server.url, { dispatch })).matched).toBe(false);
     expect(server.requests.at(-1)?.cookies.session).toBeUndefined();
   });
 
@@ -411,7 +413,7 @@ http:
       - type: word
         words: ["t=tok-123"]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(server.requests.at(-1)?.target).toBe('/echo?t=tok-123&second=name');
     expect(run.matched).toBe(true);
   });
@@ -438,7 +440,7 @@ http:
         group: 1
         regex: ['value="([^"]+)"']
 `);
-    await runTemplate(t, server.url, { client });
+    await runTemplate(t, server.url, { dispatch });
     const sent = Buffer.from(server.requests.at(-1)?.headers['x-probe'] ?? '', 'latin1').toString('utf8');
     expect(sent).toBe('{{base64(username)}}§user§');
   });
@@ -473,21 +475,21 @@ http:
 `);
 
   it('runs the second block only when the first matched, with its extracted value', async () => {
-    const run = await runTemplate(flowTemplate('http(1) && http(2)', '/token'), server.url, { client });
+    const run = await runTemplate(flowTemplate('http(1) && http(2)', '/token'), server.url, { dispatch });
     expect(run.events).toHaveLength(1);
     expect(run.events[0]?.['matched-at']).toBe(`${server.url}/submit`);
   });
 
   it('does not run the second block when the first did not match', async () => {
     const before = server.requests.length;
-    const run = await runTemplate(flowTemplate('http(1) && http(2)', '/me'), server.url, { client });
+    const run = await runTemplate(flowTemplate('http(1) && http(2)', '/me'), server.url, { dispatch });
     expect(server.requests.length).toBe(before + 1);
     expect(run.matched).toBe(false);
   });
 
   it('runs the second block of an or only when the first did not match', async () => {
     const before = server.requests.length;
-    await runTemplate(flowTemplate('http(1) || http(2)', '/token'), server.url, { client });
+    await runTemplate(flowTemplate('http(1) || http(2)', '/token'), server.url, { dispatch });
     expect(server.requests.length).toBe(before + 1);
   });
 });
@@ -502,10 +504,10 @@ http:
       - type: word
         words: ["nothing like this"]
 `);
-    const run = await runTemplate(t, server.url, { client, matcherStatus: true });
+    const run = await runTemplate(t, server.url, { dispatch, matcherStatus: true });
     expect(run.events).toHaveLength(1);
     expect(run.events[0]).toMatchObject({ 'matcher-status': false, 'template-id': 'ms', host: '127.0.0.1' });
     expect(run.events[0]?.request).toContain('GET /token');
-    expect((await runTemplate(t, server.url, { client })).events).toEqual([]);
+    expect((await runTemplate(t, server.url, { dispatch })).events).toEqual([]);
   });
 });

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
+import { transportDispatch } from '../send/index.js';
 import { type RunOptions, runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   server = await fixtureServer([
@@ -63,7 +65,7 @@ http:
 `);
 
 const run = (flow: string, firstPath?: string, options: Partial<RunOptions> = {}, extra?: string) =>
-  runTemplate(flowTemplate(flow, firstPath, extra), server.url, { client, ...options });
+  runTemplate(flowTemplate(flow, firstPath, extra), server.url, { dispatch, ...options });
 
 const logged = async (flow: string, firstPath?: string, extra?: string) => {
   const lines: string[] = [];

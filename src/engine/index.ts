@@ -9,22 +9,15 @@ export { eventInfo, rfc3339 } from './event.js';
 export {
   LoginError,
   type LoginRunnerOptions,
-  type SecretApplier,
-  secretAuthorizer,
   TemplateLoginRunner,
 } from './login.js';
 export { type RunnableTemplate, runTemplate } from './run.js';
 export {
-  type Authorization,
-  type AuthorizedExchange,
   DEFAULT_USER_AGENT,
-  type Destination,
   type EvaluatedResponse,
   type FlowRunLimits,
-  type RequestAuthorizer,
   type RequestFailure,
   type RequestOutcome,
-  type RequestSender,
   type RunOptions,
   type SkippedRequest,
   type TemplateRun,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { type Login, loadSecretFiles, SecretResolver, type SecretSet } from '../secretfile/index.js';
-import { runTemplate, secretAuthorizer, TemplateLoginRunner } from './index.js';
+import { chain, transportDispatch, withSecrets } from '../send/index.js';
+import { runTemplate, TemplateLoginRunner } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
@@ -13,7 +14,8 @@ let dir: string;
 /** Where the app's single sign-on step sends a login with a 307 (the body, credentials and all, follows). */
 let ssoRedirect = '';
 const client = new HttpClient({ timeoutMs: 5000 });
-const runner = new TemplateLoginRunner({ client });
+const dispatch = transportDispatch(client);
+const runner = new TemplateLoginRunner({ dispatch });
 
 const loginTemplate = `id: app-login
 info:
@@ -234,7 +236,7 @@ http:
       - type: word
         words: ["account of admin"]
 `);
-    const run = await runTemplate(scan, server.url, { client, authorizer: secretAuthorizer(resolver) });
+    const run = await runTemplate(scan, server.url, { dispatch: chain(dispatch, [withSecrets(resolver)]) });
     expect(run.matched).toBe(true);
     expect(server.requests.at(-1)?.cookies.sid).toBe('abc123');
 
@@ -250,8 +252,7 @@ http:
 `);
     const before = server.requests.length;
     const followed = await runTemplate(following, server.url, {
-      client,
-      authorizer: secretAuthorizer(resolver),
+      dispatch: chain(dispatch, [withSecrets(resolver)]),
     });
     expect(followed.matched).toBe(true);
     const hops = server.requests.slice(before);

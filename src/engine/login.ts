@@ -3,25 +3,27 @@ import {
   type LoginContext,
   type LoginRunner,
   loginRedirectRefusal,
-  type SecretResolver,
 } from '../secretfile/index.js';
+import { chain, type Dispatch, withSecrets } from '../send/index.js';
 import { formatDiagnostic } from '../source/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
 import { runTemplate } from './run.js';
-import type { RequestAuthorizer, RequestSender, RunOptions, SkippedRequest, TemplateRun } from './types.js';
-
-/** What decides the secrets of requests: the secret file's `SecretResolver` (or a view of it). */
-export type SecretApplier = Pick<SecretResolver, 'apply' | 'applyRaw'>;
+import type { RunOptions, SkippedRequest, TemplateRun } from './types.js';
 
 export interface LoginRunnerOptions {
-  readonly client: RequestSender;
+  /**
+   * Sends a login's requests (resends, pacing, counting, as the scan's do); the runner adds the
+   * secrets a login gets: the static entries only.
+   */
+  readonly dispatch: Dispatch;
+  /** See {@link RunOptions.exchangeDeadlines}. */
+  readonly exchangeDeadlines?: number;
   readonly timeoutMs?: number;
-  readonly retries?: number;
   readonly signal?: AbortSignal;
   /** Reads the login template (default: from disk, payload files found as for any template). */
   readonly loadTemplate?: (path: string) => Promise<ParsedTemplate>;
   /** Further run options (e.g. `-H` headers, a user agent). */
-  readonly run?: Partial<Omit<RunOptions, 'client' | 'variables' | 'authorizer' | 'onResult'>>;
+  readonly run?: Partial<Omit<RunOptions, 'dispatch' | 'variables' | 'onResult'>>;
 }
 
 export class LoginError extends Error {
@@ -38,12 +40,13 @@ export class TemplateLoginRunner implements LoginRunner {
     let matched = false;
     const run = await runTemplate(template, target, {
       ...this.options.run,
-      client: this.options.client,
+      dispatch: chain(this.options.dispatch, [withSecrets(context.secrets)]),
       variables: Object.fromEntries(login.variables.map((v) => [v.name, v.value])),
-      authorizer: secretAuthorizer(context.secrets),
       refuseRedirect: loginRedirectRefusal(login, target),
+      ...(this.options.exchangeDeadlines === undefined
+        ? {}
+        : { exchangeDeadlines: this.options.exchangeDeadlines }),
       ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
-      ...(this.options.retries === undefined ? {} : { retries: this.options.retries }),
       ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
       onResult: ({ result }) => {
         if (result.matched) matched = true;
@@ -116,20 +119,4 @@ function unbuildable(name: string, login: Login, skipped: SkippedRequest): strin
     `${name} cannot build its ${request}: it needs the variable${one ? '' : 's'} ${list}, ` +
     `which the entry does not give; add ${one ? 'it' : 'them'} to the entry's variables: (- {name: ${missing[0]}, value: …})`
   );
-}
-
-/** The secrets a resolver decides, as the engine's request authorizer. */
-export function secretAuthorizer(secrets: SecretApplier): RequestAuthorizer {
-  return {
-    async authorize(request) {
-      const applied = await secrets.apply(request);
-      if (applied.kind === 'error') return { kind: 'refuse', reason: applied.reason };
-      return { kind: 'send', request: applied.request };
-    },
-    async authorizeRaw(text, destination) {
-      const applied = await secrets.applyRaw(text, destination);
-      if (applied.kind === 'error') return { kind: 'refuse', reason: applied.reason };
-      return { kind: 'send', request: applied.request };
-    },
-  };
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, type HttpRequest } from '../http/index.js';
+import { HttpClient } from '../http/index.js';
 import { type RawServer, rawServer } from '../http/testing/servers.js';
-import { type RequestAuthorizer, type RequestOutcome, runTemplate } from './index.js';
+import { chain, type Interceptor, isRaw, retrying, transportDispatch } from '../send/index.js';
+import { type RequestOutcome, runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
@@ -11,6 +12,7 @@ let connections = 0;
 let cutting: RawServer;
 let cuts = 0;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   server = await fixtureServer([
@@ -70,7 +72,7 @@ http:
 `);
     const before = server.requests.length;
     await runTemplate(t, server.url, {
-      client,
+      dispatch,
       headers: [
         ['X-Team', 'cli'],
         ['User-Agent', 'cli-agent'],
@@ -93,10 +95,12 @@ http:
         words: ["ok"]
 `);
     connections = 0;
-    const once = await runTemplate(t, `http://127.0.0.1:${flaky.port}`, { client });
+    const once = await runTemplate(t, `http://127.0.0.1:${flaky.port}`, { dispatch });
     expect(once.failures).toEqual([expect.objectContaining({ kind: 'transport' })]);
     connections = 0;
-    const retried = await runTemplate(t, `http://127.0.0.1:${flaky.port}`, { client, retries: 1 });
+    const retried = await runTemplate(t, `http://127.0.0.1:${flaky.port}`, {
+      dispatch: chain(dispatch, [retrying(1)]),
+    });
     expect(retried.failures).toEqual([]);
     expect(retried.matched).toBe(true);
   });
@@ -117,7 +121,7 @@ http:
 `);
     const url = `http://127.0.0.1:${cutting.port}`;
     cuts = 1;
-    const once = await runTemplate(t, url, { client });
+    const once = await runTemplate(t, url, { dispatch });
     expect(once.matched).toBe(false);
     expect(once.failures).toEqual([
       expect.objectContaining({
@@ -126,7 +130,10 @@ http:
       }),
     ]);
     cuts = 1;
-    const retried = await runTemplate(t, url, { client, retries: 1, matcherStatus: true });
+    const retried = await runTemplate(t, url, {
+      dispatch: chain(dispatch, [retrying(1)]),
+      matcherStatus: true,
+    });
     expect(retried.failures).toEqual([]);
     expect(retried.events.map((e) => e['matcher-status'])).toEqual([false]);
     expect(retried.events[0]?.response).toContain('admin panel: restricted');
@@ -144,9 +151,9 @@ http:
       - type: status
         status: [200, 302]
 `);
-    const same = await runTemplate(hostOnly('/here'), server.url, { client });
+    const same = await runTemplate(hostOnly('/here'), server.url, { dispatch });
     expect(same.events.map((e) => e['matched-at'])).toEqual([`${server.url}/echo`, `${server.url}/here`]);
-    const other = await runTemplate(hostOnly('/away'), server.url, { client });
+    const other = await runTemplate(hostOnly('/away'), server.url, { dispatch });
     expect(other.events.map((e) => e['matched-at'])).toEqual([`${server.url}/away`]);
   });
 
@@ -169,7 +176,7 @@ http:
         words: ["x="]
 `);
     const before = server.requests.length;
-    await runTemplate(t, server.url, { client });
+    await runTemplate(t, server.url, { dispatch });
     expect(server.requests.slice(before).map((r) => r.target)).toEqual([
       '/echo?setup=1',
       '/echo?n=1',
@@ -179,13 +186,11 @@ http:
   });
 
   it('reports matched-at without the query parameters a secret added', async () => {
-    const querySecret: RequestAuthorizer = {
-      authorize: async (request: HttpRequest) => ({
-        kind: 'send',
-        request: { ...request, target: `${request.target}?api_key=S3CRET` },
-      }),
-      authorizeRaw: async (text) => ({ kind: 'send', request: text }),
-    };
+    const querySecret: Interceptor = (next) => (outgoing, options) =>
+      next(
+        isRaw(outgoing) ? outgoing : { ...outgoing, target: `${outgoing.target}?api_key=S3CRET` },
+        options,
+      );
     const t = template(`id: query-secret
 ${info}
 http:
@@ -195,7 +200,7 @@ http:
       - type: word
         words: ["x="]
 `);
-    const run = await runTemplate(t, server.url, { client, authorizer: querySecret });
+    const run = await runTemplate(t, server.url, { dispatch: chain(dispatch, [querySecret]) });
     expect(server.requests.at(-1)?.query.get('api_key')).toBe('S3CRET');
     expect(run.events[0]?.['matched-at']).toBe(`${server.url}/echo`);
   });
@@ -212,10 +217,10 @@ ${maxSize}
       - type: word
         words: ["MARKER"]
 `);
-    expect((await runTemplate(big(''), server.url, { client })).matched).toBe(true);
-    expect((await runTemplate(big(''), server.url, { client, maxBodyBytes: 32 })).matched).toBe(false);
+    expect((await runTemplate(big(''), server.url, { dispatch })).matched).toBe(true);
+    expect((await runTemplate(big(''), server.url, { dispatch, maxBodyBytes: 32 })).matched).toBe(false);
     expect(
-      (await runTemplate(big('    max-size: 1000'), server.url, { client, maxBodyBytes: 32 })).matched,
+      (await runTemplate(big('    max-size: 1000'), server.url, { dispatch, maxBodyBytes: 32 })).matched,
     ).toBe(true);
   });
 
@@ -235,16 +240,16 @@ http:
     const onRequest = (outcome: RequestOutcome) => {
       if (outcome.kind === 'sent') cuts.push(outcome.truncatedAt);
     };
-    const cut = await runTemplate(capped(32), server.url, { client, onRequest });
+    const cut = await runTemplate(capped(32), server.url, { dispatch, onRequest });
     expect(cut.events.map((e) => e['response-truncated'])).toEqual([true]);
     expect(Object.keys(cut.events[0] ?? {}).indexOf('response-truncated')).toBe(
       Object.keys(cut.events[0] ?? {}).indexOf('response') + 1,
     );
-    const whole = await runTemplate(capped(1000), server.url, { client, onRequest });
+    const whole = await runTemplate(capped(1000), server.url, { dispatch, onRequest });
     expect(whole.events.map((e) => e['response-truncated'])).toEqual([undefined]);
     expect(cuts).toEqual([32, undefined]);
     const failed = await runTemplate(capped(32, 'MARKER'), server.url, {
-      client,
+      dispatch,
       matcherStatus: true,
     });
     expect(failed.events.map((e) => [e['matcher-status'], e['response-truncated']])).toEqual([[false, true]]);
@@ -261,7 +266,7 @@ http:
         words: ["x="]
 `);
     const outcomes: string[] = [];
-    const run = await runTemplate(t, server.url, { client, onRequest: (o) => outcomes.push(o.kind) });
+    const run = await runTemplate(t, server.url, { dispatch, onRequest: (o) => outcomes.push(o.kind) });
     expect(outcomes).toEqual(['sent', 'failed', 'skipped']);
     expect([run.requests, run.failures.length, run.skipped.length]).toEqual([1, 1, 1]);
   });

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
+import { transportDispatch } from '../send/index.js';
 import { runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   server = await fixtureServer([
@@ -45,7 +47,7 @@ http:
         group: 1
         regex: ["version ([0-9.]+)"]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.matched).toBe(true);
     expect(run.requests).toBe(1);
     expect(run.events).toHaveLength(1);
@@ -76,7 +78,7 @@ http:
       - type: status
         status: [302]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.events.map((e) => e['matched-at'])).toEqual([`${server.url}/login`]);
     const seen = server.requests.at(-1)!;
     expect(seen.method).toBe('POST');
@@ -97,7 +99,7 @@ http:
       - type: status
         status: [200]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.matched).toBe(false);
     expect(run.events).toEqual([]);
     expect(run.requests).toBe(1);

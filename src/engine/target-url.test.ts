@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
+import { transportDispatch } from '../send/index.js';
 import { runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   server = await fixtureServer([{ path: /.*/, respond: { body: 'seen' } }]);
@@ -50,7 +52,7 @@ http:
 /** The request-target the server received for one request of `t` on the target `server.url + suffix`. */
 async function requestTarget(t: ReturnType<typeof template>, suffix: string): Promise<string> {
   const before = server.requests.length;
-  const run = await runTemplate(t, `${server.url}${suffix}`, { client });
+  const run = await runTemplate(t, `${server.url}${suffix}`, { dispatch });
   expect(run.failures).toEqual([]);
   const sent = server.requests.slice(before).map((r) => r.target);
   expect(sent).toHaveLength(1);

@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
 import { type RawServer, rawServer } from '../http/testing/servers.js';
 import { applyCredentialToRaw } from '../secretfile/index.js';
-import { type RequestAuthorizer, runTemplate } from './index.js';
+import { chain, type Interceptor, isRaw, retrying, transportDispatch } from '../send/index.js';
+import { runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 
 let server: FixtureServer;
 let raw: RawServer;
 const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
 
 beforeAll(async () => {
   server = await fixtureServer([
@@ -51,7 +53,7 @@ http:
 `);
 
   it('sends the rendered bytes exactly as written and reports no curl command', async () => {
-    const run = await runTemplate(unsafe, `http://127.0.0.1:${raw.port}`, { client });
+    const run = await runTemplate(unsafe, `http://127.0.0.1:${raw.port}`, { dispatch });
     const bytes = Buffer.concat(raw.received.at(-1) ?? []).toString('latin1');
     expect(bytes).toBe(
       `GET /a/../b?x=1 HTTP/1.1\r\nHost: 127.0.0.1:${raw.port}\r\nX-Dup: one\r\nX-Dup: two\r\nX-Ctl: \u0001\u0002\r\n\r\n`,
@@ -61,18 +63,17 @@ http:
     expect(run.events[0]?.request).toContain('X-Dup: two');
   });
 
-  it('lets the authorizer edit the raw text and -H set a header, keeping every other byte', async () => {
-    const authorizer: RequestAuthorizer = {
-      authorize: async (request) => ({ kind: 'send', request }),
-      authorizeRaw: async (text) => ({
-        kind: 'send',
-        request:
-          applyCredentialToRaw(text, { type: 'cookie', cookies: [{ name: 'sid', value: '1' }] }) ?? text,
-      }),
+  it('lets the dispatch edit the raw text and -H set a header, keeping every other byte', async () => {
+    const cookie: Interceptor = (next) => (outgoing, options) => {
+      if (!isRaw(outgoing) || typeof outgoing.bytes !== 'string') return next(outgoing, options);
+      const edited = applyCredentialToRaw(outgoing.bytes, {
+        type: 'cookie',
+        cookies: [{ name: 'sid', value: '1' }],
+      });
+      return next({ ...outgoing, bytes: edited ?? outgoing.bytes }, options);
     };
     await runTemplate(unsafe, `http://127.0.0.1:${raw.port}`, {
-      client,
-      authorizer,
+      dispatch: chain(dispatch, [cookie]),
       headers: [['X-Scan', 'yes']],
     });
     const bytes = Buffer.concat(raw.received.at(-1) ?? []).toString('latin1');
@@ -96,7 +97,7 @@ http:
       - type: word
         words: ["late"]
 `);
-    const run = await runTemplate(t, server.url, { client });
+    const run = await runTemplate(t, server.url, { dispatch });
     expect(run.matched).toBe(false);
     expect(run.failures).toEqual([expect.objectContaining({ kind: 'transport' })]);
     expect(run.failures[0]?.message).toContain('timed out');
@@ -112,7 +113,7 @@ http:
       - type: word
         words: ["late"]
 `);
-    const run = await runTemplate(t, server.url, { client, timeoutMs: 100 });
+    const run = await runTemplate(t, server.url, { dispatch, timeoutMs: 100 });
     expect(run.failures[0]?.message).toContain('timed out');
   });
 
@@ -130,7 +131,11 @@ http:
 `);
     for (const retries of [0, 1]) {
       const before = server.requests.length;
-      const run = await runTemplate(t, server.url, { client, timeoutMs: 400, retries });
+      const run = await runTemplate(t, server.url, {
+        dispatch: chain(dispatch, [retrying(retries)]),
+        exchangeDeadlines: 1 + retries,
+        timeoutMs: 400,
+      });
       const hops = server.requests.length - before;
       expect(run.matched).toBe(false);
       expect(run.failures).toEqual([expect.objectContaining({ kind: 'transport' })]);
@@ -153,7 +158,7 @@ http:
 `);
     const controller = new AbortController();
     const before = server.requests.length;
-    const running = runTemplate(t, server.url, { client, signal: controller.signal });
+    const running = runTemplate(t, server.url, { dispatch, signal: controller.signal });
     while (server.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     const run = await running;
@@ -177,7 +182,7 @@ http:
       - type: word
         words: ["user for token abc"]
 `);
-    const run = await runTemplate(t, undefined, { client, variables: { token: 'abc' } });
+    const run = await runTemplate(t, undefined, { dispatch, variables: { token: 'abc' } });
     expect(run.events.map((e) => e['matched-at'])).toEqual([`http://127.0.0.1:${server.port}/api/user`]);
     expect(run.events[0]?.host).toBeUndefined();
   });
@@ -195,7 +200,7 @@ http:
       - type: word
         words: ["user for nobody"]
 `);
-    const run = await runTemplate(t, undefined, { client });
+    const run = await runTemplate(t, undefined, { dispatch });
     expect(run.matched).toBe(true);
     expect(server.requests.at(-1)?.headers.host).toBe(`127.0.0.1:${server.port}`);
   });

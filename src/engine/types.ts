@@ -1,84 +1,36 @@
 import type { FlowLimits } from '../flow/index.js';
-import type {
-  HeaderList,
-  HttpRequest,
-  HttpResponse,
-  RawHttpRequest,
-  Scheme,
-  SendOptions,
-} from '../http/index.js';
+import type { HeaderList, HttpRequest } from '../http/index.js';
 import type { OperatorResult } from '../operators/index.js';
 import type { ResultEvent } from '../output/index.js';
-
-/** What sends requests: the scan's shared `HttpClient`, or a wrapper around it (rate limits). */
-export interface RequestSender {
-  send(request: HttpRequest, options?: SendOptions): Promise<HttpResponse>;
-  sendRaw(request: RawHttpRequest, options?: SendOptions): Promise<HttpResponse>;
-}
-
-/** Where a request goes. */
-export interface Destination {
-  readonly scheme: Scheme;
-  readonly hostname: string;
-  readonly port: number;
-}
-
-/**
- * The decision for one outgoing request: send it (as given back, e.g. with a credential applied), or
- * refuse it (a failed login in scope: the request is not sent and is reported as an error). `grant`
- * is handed back to `afterResponse` so the authorizer knows which session a response answers.
- */
-export type Authorization<R> =
-  | { readonly kind: 'send'; readonly request: R; readonly grant?: unknown }
-  | { readonly kind: 'refuse'; readonly reason: string };
-
-/** A response as the authorizer sees it after the exchange. */
-export interface AuthorizedExchange {
-  readonly destination: Destination;
-  readonly response: HttpResponse;
-  readonly grant?: unknown;
-}
-
-/**
- * Decides, for every request and every redirect hop, what goes out to its actual destination. It is
- * called with the request as the template built it (never with another host's credential on it).
- * Requests of blocks with `skip-secret-file: true` go through its `unscoped()` authorizer, if any.
- */
-export interface RequestAuthorizer {
-  /** Answered at once when nothing has to be waited for (a static secret, a live session). */
-  authorize(request: HttpRequest): Authorization<HttpRequest> | Promise<Authorization<HttpRequest>>;
-  /** For `unsafe` requests, whose bytes are sent as written: edit the text, keep every other byte. */
-  authorizeRaw(text: string, destination: Destination): Promise<Authorization<string>>;
-  /** The authorizer of blocks that opt out of secrets (`skip-secret-file`): requests go as built. */
-  unscoped?(): RequestAuthorizer;
-  /**
-   * After a response: `retry` asks for the request to be sent once more, authorized afresh (e.g. the
-   * response showed the session was lost and a new login ran). Asked once per request.
-   */
-  afterResponse?(exchange: AuthorizedExchange): Promise<'retry' | 'keep'> | 'retry' | 'keep';
-}
+import type { Dispatch } from '../send/index.js';
 
 export interface RunOptions {
-  readonly client: RequestSender;
+  /**
+   * Sends every request of the run: the session's chain, which applies each hop's secret, resends
+   * what failed in transport, paces and counts (a bare transport for tests and tools).
+   */
+  readonly dispatch: Dispatch;
+  /**
+   * How many per-request deadlines a request that follows redirects may take, all hops and resends
+   * together (default 1; a session that resends N times gives 1 + N).
+   */
+  readonly exchangeDeadlines?: number;
   /** `-var name=value`: override the template's `variables:` (payload values still win). */
   readonly variables?: Readonly<Record<string, string>>;
-  /** `-H "Name: value"`: set on every request (replacing the template's), before the authorizer. */
+  /** `-H "Name: value"`: set on every request (replacing the template's), before its secret. */
   readonly headers?: HeaderList;
-  readonly authorizer?: RequestAuthorizer;
   /**
    * Why a redirect to `to` must not be followed (undefined: follow it as the template says). The
    * request that led there then fails as refused: a login's credentials never follow a redirect out
    * of its entry's scope.
    */
-  readonly refuseRedirect?: (to: Destination) => string | undefined;
+  readonly refuseRedirect?: (to: HttpRequest) => string | undefined;
   /** `-ms`: when nothing matched, also report one `matcher-status: false` event for the run. */
   readonly matcherStatus?: boolean;
   /** Per-request deadline (default: the client's); a raw request's `@timeout` wins. */
   readonly timeoutMs?: number;
   /** Most body bytes read per response (default: the client's); a block's `max-size` wins. */
   readonly maxBodyBytes?: number;
-  /** Times a request that failed in transport (connect, lost connection, timeout) is sent again. */
-  readonly retries?: number;
   readonly signal?: AbortSignal;
   /** Called with each result event as soon as it is found. */
   readonly onEvent?: (event: ResultEvent) => void;

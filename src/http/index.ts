@@ -47,11 +47,9 @@ export {
 export { decodeQueryComponent, encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
 export { RawRequestHead } from './raw.js';
 export {
-  type BeforeHop,
   defaultMaxRedirects,
   type FollowOptions,
   type Hop,
-  type HopContext,
   type RedirectPolicy,
   redirectedRequest,
   sendFollowingRedirects,

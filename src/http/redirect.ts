@@ -5,11 +5,10 @@
  * Secrets and redirects. The secret to apply is decided per request host, so it must be decided
  * again on every hop, and a hop to another host must carry nothing of the previous host's secret.
  * The follower guarantees this by construction: each hop is derived from the *clean* request, the
- * one before `beforeHop` ran (the first request as the engine built it, without any secret), never
- * from the request that was sent. Whatever `beforeHop` added on one hop (Authorization, a secret's
- * cookies or headers, query parameters) is therefore absent from the request it receives for the
- * next hop, and it decides afresh for the new host. `beforeHop` runs for the first request too
- * (hop 0), so one hook covers every request that goes out.
+ * one it handed to `send` (the first request as the engine built it, without any secret), never
+ * from what `send` put on the wire. Whatever `send` adds on one hop (Authorization, a secret's
+ * cookies or headers, query parameters, the jar's cookies) is therefore absent from the request it
+ * receives for the next hop, and it decides afresh for the new host.
  *
  * On top of that, as Go's client (and so nuclei) does, credentials the template itself set
  * (Authorization, Proxy-Authorization, Cookie, Cookie2, WWW-Authenticate) follow a redirect only
@@ -22,7 +21,6 @@
  * (the template's `max-redirects`, at most {@link maxRedirectsCeiling}). The time the chain may take
  * is bounded by its sends (see budget.ts), not here.
  */
-import type { CookieJar } from './cookie-jar.js';
 import { defaultPort, type HeaderField, type HttpRequest, headerValue, type Scheme } from './message.js';
 import { authority, requestUrl } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
@@ -40,27 +38,20 @@ export const defaultMaxRedirects = 10;
  */
 export const maxRedirectsCeiling = 20;
 
+/** A hop of a chain: the clean request handed to `send`, and its response. */
 export interface Hop {
   readonly request: HttpRequest;
   readonly response: HttpResponse;
 }
 
-export interface HopContext {
-  /** 0 for the first request, n for the n-th redirect. */
-  readonly hop: number;
-  readonly previous: Hop | undefined;
-}
-
-/** Makes the request that goes out on a hop from the clean one (apply the secret for its host here). */
-export type BeforeHop = (request: HttpRequest, context: HopContext) => HttpRequest | Promise<HttpRequest>;
-
 export interface FollowOptions {
-  readonly send: (request: HttpRequest) => Promise<HttpResponse>;
+  /**
+   * Sends one hop: `request` is clean (derived from the first request, never from what was sent);
+   * `hop` is 0 for the first request, n for the n-th redirect.
+   */
+  readonly send: (request: HttpRequest, hop: number) => Promise<HttpResponse>;
   readonly policy: RedirectPolicy;
   readonly maxRedirects?: number;
-  readonly beforeHop?: BeforeHop;
-  /** When given, its cookies are added to every hop and every response's cookies are stored in it. */
-  readonly jar?: CookieJar;
 }
 
 /** Sends `request` and the redirects it leads to; the hops in order, the first request's first. */
@@ -72,11 +63,8 @@ export async function sendFollowingRedirects(request: HttpRequest, options: Foll
   const hops: Hop[] = [];
   let clean = request;
   for (let hop = 0; ; hop++) {
-    const withCookies = options.jar?.apply(clean) ?? clean;
-    const outgoing = (await options.beforeHop?.(withCookies, { hop, previous: hops.at(-1) })) ?? withCookies;
-    const response = await options.send(outgoing);
-    options.jar?.store(response);
-    hops.push({ request: outgoing, response });
+    const response = await options.send(clean, hop);
+    hops.push({ request: clean, response });
     if (options.policy === 'none' || hop >= max) return hops;
     const next = redirectedRequest(request, clean, response);
     if (next === undefined) return hops;

@@ -8,6 +8,5 @@ export {
   runWorker,
   type WorkerLog,
   type WorkerOptions,
-  type WorkerSession,
   type WorkerSummary,
 } from './worker.js';

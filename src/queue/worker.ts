@@ -3,34 +3,18 @@ import type { RunnableTemplate } from '../engine/index.js';
 import { formatTruncatedBodies } from '../output/index.js';
 import { loadStoredTemplate } from '../retest/index.js';
 import {
-  type AuthLedger,
   authenticationFailure,
   figuresSince,
   plannedRuns,
   runScan,
   type ScanPlan,
   type ScanProblem,
+  type ScanSession,
   ScanStats,
   storedFigures,
-  type TargetResolution,
-  type TemplateRunOptions,
 } from '../scan/index.js';
 import type { ChunkClaim, ClaimScope, Store } from '../store/index.js';
 import { FindingWriter } from './finding-writer.js';
-
-/** What a worker runs templates with: the same session `keyhole scan` opens (secrets, client, rate limit). */
-export interface WorkerSession {
-  /** Aborted to stop the worker: it takes no new chunk and gives back the one it runs. */
-  readonly signal: AbortSignal;
-  /** Applied to every finding stored and every problem shown; undefined with `--no-redact`. */
-  readonly redact: ((text: string) => string) | undefined;
-  /** Counts the requests and logins of the session: a chunk's are what it added. */
-  readonly ledger: AuthLedger;
-  runOptions(matcherStatus: boolean): TemplateRunOptions;
-  resolveTarget(target: string, signal?: AbortSignal): Promise<TargetResolution>;
-  /** A login that failed for one chunk is tried again for the next. */
-  retryFailedLogins(): void;
-}
 
 export interface WorkerLog {
   info(text: string): void;
@@ -77,7 +61,7 @@ export interface WorkerSummary {
  */
 export async function runWorker(
   store: Store,
-  session: WorkerSession,
+  session: ScanSession,
   options: WorkerOptions,
 ): Promise<WorkerSummary> {
   const summary: WorkerSummary = { chunksDone: 0, chunksGivenBack: 0, scansFinished: 0, findings: 0 };
@@ -108,7 +92,7 @@ export async function runWorker(
 
 async function runClaimed(
   store: Store,
-  session: WorkerSession,
+  session: ScanSession,
   options: WorkerOptions,
   claim: ChunkClaim,
   templates: TemplateCache,
@@ -183,7 +167,7 @@ type ChunkOutcome = 'done' | 'stopped' | 'lost' | { readonly failure: string };
 /** Runs the plan while a heartbeat renews the lease; a lost lease stops the runs at once. */
 async function runChunk(
   store: Store,
-  session: WorkerSession,
+  session: ScanSession,
   options: WorkerOptions,
   claim: ChunkClaim,
   plan: ScanPlan,

@@ -10,7 +10,6 @@ export {
   figuresSince,
   storedFigures,
 } from './auth-ledger.js';
-export { sessionAuthorizer } from './authorizer.js';
 export {
   noRecorder,
   type ScanProgress,
@@ -34,7 +33,14 @@ export {
   type ScanOutcome,
   type ScanSettings,
 } from './scan.js';
-export { type SenderOptions, scanSender } from './sender.js';
+export {
+  PrefetchFailed,
+  plannedEntries,
+  type ScanSession,
+  type SessionListener,
+  type SessionSettings,
+  withScanSession,
+} from './session.js';
 export { ScanStats } from './stats.js';
 export { StoreRecorder, type StoreRecorderOptions } from './store-recorder.js';
 export { hasScheme, httpProbe, type Probe, resolveTarget, type TargetResolution } from './target.js';

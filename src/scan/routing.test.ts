@@ -9,9 +9,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
 import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
+import { chain, transportDispatch, withSecrets } from '../send/index.js';
 import { parseTemplate } from '../template/index.js';
-import { AuthLedger } from './auth-ledger.js';
-import { sessionAuthorizer } from './authorizer.js';
 import { runScan } from './run.js';
 import { ScanStats } from './stats.js';
 import { type SeenRequest, startHosts, type TestHost } from './testing/hosts.js';
@@ -162,11 +161,7 @@ describe('secret routing in a scan', () => {
             { templates: [parsed.template], targets: targets.map((t) => (hosts[t] as TestHost).origin) },
             {
               concurrency: 3,
-              run: {
-                client,
-                authorizer: sessionAuthorizer(resolver, new AuthLedger(loaded.secrets)),
-                retries: 0,
-              },
+              run: { dispatch: chain(transportDispatch(client), [withSecrets(resolver)]) },
               stats: new ScanStats(targets.length),
               listener: {},
               resolveTarget: async (target) => ({ ok: true, url: target }),

@@ -22,11 +22,10 @@ import { runTemplate } from '../engine/index.js';
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { serializeEvent } from '../output/index.js';
 import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
+import { chain, onTheWire, transportDispatch, withSecrets } from '../send/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
 import { AuthLedger } from './auth-ledger.js';
-import { sessionAuthorizer } from './authorizer.js';
 import { runScan } from './run.js';
-import { scanSender } from './sender.js';
 import { ScanStats } from './stats.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
@@ -131,13 +130,14 @@ function clientRate(client: HttpClient, port: number): Promise<number> {
 
 function engineRate(client: HttpClient, port: number, template: ParsedTemplate): Promise<number> {
   let target = 0;
+  const dispatch = transportDispatch(client);
   return loopRate(concurrency, seconds * 1000, async () => {
-    const run = await runTemplate(template, `http://127.0.0.1:${port}/t${target++}`, { client });
+    const run = await runTemplate(template, `http://127.0.0.1:${port}/t${target++}`, { dispatch });
     return run.requests;
   });
 }
 
-/** A whole scan (authorizer, stats, redaction, JSONL of findings) over 100,000 targets, stopped after `seconds`. */
+/** A whole scan (secrets, stats, redaction, JSONL of findings) over 100,000 targets, stopped after `seconds`. */
 async function scanRate(
   client: HttpClient,
   port: number,
@@ -149,14 +149,18 @@ async function scanRate(
   const stats = new ScanStats(targets.length);
   const stop = new AbortController();
   let jsonl = 0;
-  const sender = scanSender(client, { onSend: () => stats.requests++ });
+  // The session's chain without resends (a scan's default) or a rate limit (-rl 0).
+  const dispatch = chain(transportDispatch(client), [
+    withSecrets(resolver, new AuthLedger(undefined)),
+    onTheWire(() => stats.requests++),
+  ]);
   const start = performance.now();
   const timer = setTimeout(() => stop.abort(), seconds * 1000);
   await runScan(
     { templates: [template], targets },
     {
       concurrency,
-      run: { client: sender, authorizer: sessionAuthorizer(resolver, new AuthLedger(undefined)) },
+      run: { dispatch },
       stats,
       listener: {
         onEvent: (event) => {

@@ -1,6 +1,7 @@
 import { isIPv6 } from 'node:net';
-import { DEFAULT_USER_AGENT, type RequestSender } from '../engine/index.js';
+import { DEFAULT_USER_AGENT } from '../engine/index.js';
 import { defaultPort, type HttpRequest, type Scheme, TransportError } from '../http/index.js';
+import type { Dispatch } from '../send/index.js';
 
 /** The URL a scan input is scanned as, or why it cannot be. */
 export type TargetResolution =
@@ -34,7 +35,7 @@ export async function resolveTarget(
 }
 
 /** Probes with `GET /` (no secret: the probe only asks whether HTTP answers there); any response will do. */
-export function httpProbe(sender: RequestSender, options: { readonly timeoutMs?: number }): Probe {
+export function httpProbe(dispatch: Dispatch, options: { readonly timeoutMs?: number }): Probe {
   return async (origin, signal) => {
     const url = new URL(origin);
     const scheme = url.protocol.slice(0, -1) as Scheme;
@@ -52,7 +53,7 @@ export function httpProbe(sender: RequestSender, options: { readonly timeoutMs?:
       body: '',
     };
     try {
-      await sender.send(request, {
+      await dispatch(request, {
         maxBodyBytes: 4096,
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(signal === undefined ? {} : { signal }),

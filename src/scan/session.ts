@@ -1,0 +1,245 @@
+/**
+ * The one place a scan is wired, for every caller (`keyhole scan`, its rescans, retests, workers):
+ * the HTTP client, the request seam in front of it (secrets, resends, rate, the wire), the secret
+ * resolver and its logins, the ledger of what was authenticated, and the scheme probe.
+ *
+ *   scan requests    secrets(resolver, ledger) ┐
+ *   login requests   secrets(static entries)   ├→ resends → rate → wire → HttpClient
+ *   scheme probes                              └────────────→ rate → wire ┘
+ */
+import { setMaxListeners } from 'node:events';
+import { TemplateLoginRunner } from '../engine/index.js';
+import { type HeaderList, HttpClient, RateLimiter } from '../http/index.js';
+import {
+  type Coverage,
+  coverage,
+  type Login,
+  type LoginEvent,
+  loginEntry,
+  Redactor,
+  type SecretEntry,
+  SecretResolver,
+  type SecretSet,
+} from '../secretfile/index.js';
+import {
+  chain,
+  type Dispatch,
+  onTheWire,
+  rateLimited,
+  retrying,
+  transportDispatch,
+  withSecrets,
+} from '../send/index.js';
+import { AuthLedger } from './auth-ledger.js';
+import type { TemplateRunOptions } from './run.js';
+import { httpProbe, resolveTarget, type TargetResolution } from './target.js';
+
+/** How a session sends: what the request flags of `keyhole scan` say. */
+export interface SessionSettings {
+  readonly timeoutMs: number;
+  /** Template runs at once: the connections each origin may get. */
+  readonly concurrency: number;
+  /** Requests per second, all of the session's (logins and probes too); undefined: no limit. */
+  readonly rateLimit: number | undefined;
+  /** Times a request that failed in transport is sent again. */
+  readonly retries: number;
+  /** `-H`: set on every request, below its secret. */
+  readonly headers: HeaderList;
+  /** `-var`. */
+  readonly variables: Readonly<Record<string, string>>;
+  /** Mask secret values in what is shown or stored (false with `--no-redact`). */
+  readonly redact: boolean;
+  /** `-ps`: log in before the first scan request. */
+  readonly prefetch: boolean;
+  readonly secrets: { readonly set: SecretSet; readonly redactor: Redactor } | undefined;
+  /** The targets, when known before the first request (a worker learns its own per chunk). */
+  readonly targets?: readonly string[];
+  /** Stops the session: no new request goes out, requests in flight are aborted. */
+  readonly signal: AbortSignal;
+}
+
+/** What the session tells its caller, to show or count. */
+export interface SessionListener {
+  /** A request went on the wire. */
+  onRequest?(): void;
+  /** Before the first request: which entries apply to which targets (when the targets are known). */
+  onCoverage?(coverage: Coverage): void;
+  /** A login started, ended or failed; `prefetching` while `-ps` runs them (a failure then stops the session). */
+  onLogin?(event: LoginEvent, entry: SecretEntry, prefetching: boolean): void;
+}
+
+/** `-ps` logins that failed: nothing of the scan was sent. */
+export class PrefetchFailed extends Error {
+  override readonly name = 'PrefetchFailed';
+  constructor(readonly failures: readonly { readonly entry: SecretEntry; readonly reason: string }[]) {
+    super(`the logins of -ps failed: ${failures.map((f) => f.entry.label).join(', ')}`);
+  }
+}
+
+/** A session's settings for the template runs it makes. */
+export interface ScanSession {
+  readonly signal: AbortSignal;
+  /** Applied to every text shown or stored; undefined with `--no-redact`. */
+  readonly redact: ((text: string) => string) | undefined;
+  /** Every request of the templates, with its secret or without, every refusal and every login. */
+  readonly ledger: AuthLedger;
+  /** The options of every template run: the dispatch, `-H`, `-var`, timeouts. */
+  runOptions(matcherStatus: boolean): TemplateRunOptions;
+  /** A target as given, as the URL to scan (a host without a scheme is probed). */
+  resolveTarget(target: string, signal?: AbortSignal): Promise<TargetResolution>;
+  /** Lets logins that failed run again on their next request (a worker, between chunks). */
+  retryFailedLogins(): void;
+}
+
+/**
+ * Opens a session, says which entries apply to which targets, runs the `-ps` logins (rejecting with
+ * {@link PrefetchFailed} before any scan request when one fails), runs `work`, and closes the client
+ * however `work` ends.
+ */
+export async function withScanSession<T>(
+  settings: SessionSettings,
+  listener: SessionListener,
+  work: (session: ScanSession) => Promise<T>,
+): Promise<T> {
+  const client = new HttpClient({
+    timeoutMs: settings.timeoutMs,
+    connectionsPerOrigin: Math.max(25, settings.concurrency),
+  });
+  // Every request in flight listens to the session's signal: hundreds at once is normal here.
+  setMaxListeners(0, settings.signal);
+  try {
+    return await work(await openSession(settings, listener, client));
+  } finally {
+    await client.close();
+  }
+}
+
+async function openSession(
+  settings: SessionSettings,
+  listener: SessionListener,
+  client: HttpClient,
+): Promise<ScanSession> {
+  const rate =
+    settings.rateLimit === undefined ? undefined : rateLimited(new RateLimiter(settings.rateLimit));
+  const wire = chain(transportDispatch(client), [rate, onTheWire(() => listener.onRequest?.())]);
+  const sent = chain(wire, [retrying(settings.retries)]);
+  const probe = httpProbe(wire, { timeoutMs: settings.timeoutMs });
+  const redactor = settings.secrets?.redactor ?? new Redactor();
+  for (const [name, value] of settings.headers) redactor.registerHeader(name, value);
+  const ledger = new AuthLedger(settings.secrets?.set);
+  const resolveScheme = (target: string, signal?: AbortSignal) => resolveTarget(target, probe, signal);
+  const resolver =
+    settings.secrets === undefined
+      ? undefined
+      : await readyResolver(settings, settings.secrets, { sent, ledger, listener, resolveScheme });
+  const dispatch: Dispatch = resolver === undefined ? sent : chain(sent, [withSecrets(resolver, ledger)]);
+  return {
+    signal: settings.signal,
+    redact: settings.redact ? (text) => redactor.redact(text) : undefined,
+    ledger,
+    runOptions: (matcherStatus) => ({
+      dispatch,
+      exchangeDeadlines: 1 + settings.retries,
+      headers: settings.headers,
+      variables: settings.variables,
+      matcherStatus,
+      timeoutMs: settings.timeoutMs,
+    }),
+    resolveTarget: resolveScheme,
+    retryFailedLogins: () => resolver?.forgetFailedLogins(),
+  };
+}
+
+interface ResolverParts {
+  /** The dispatch logins send through (resends, rate, wire); their secrets are added by the runner. */
+  readonly sent: Dispatch;
+  readonly ledger: AuthLedger;
+  readonly listener: SessionListener;
+  readonly resolveScheme: (target: string, signal?: AbortSignal) => Promise<TargetResolution>;
+}
+
+/**
+ * The secret resolver, its logins run by the engine through the session's dispatch. With `-ps`,
+ * every login whose entry applies to a target runs now.
+ */
+async function readyResolver(
+  settings: SessionSettings,
+  secrets: NonNullable<SessionSettings['secrets']>,
+  parts: ResolverParts,
+): Promise<SecretResolver> {
+  const { ledger, listener } = parts;
+  let prefetching = false;
+  const resolver = new SecretResolver(secrets.set, {
+    redactor: secrets.redactor,
+    runner: new TemplateLoginRunner({
+      dispatch: parts.sent,
+      exchangeDeadlines: 1 + settings.retries,
+      timeoutMs: settings.timeoutMs,
+      signal: settings.signal,
+      run: { headers: settings.headers },
+    }),
+    onEvent: (event) => {
+      ledger.login(event);
+      listener.onLogin?.(event, loginEntry(event.login), prefetching);
+    },
+  });
+  const covered = settings.targets === undefined ? undefined : coverage(secrets.set, settings.targets);
+  if (covered !== undefined) listener.onCoverage?.(covered);
+  if (!settings.prefetch) return resolver;
+  const logins = await prefetchTargets(secrets.set, covered, parts.resolveScheme, settings.signal);
+  prefetching = true;
+  const failures = await resolver.prefetch(logins);
+  prefetching = false;
+  if (failures.length > 0 && !settings.signal.aborted) {
+    throw new PrefetchFailed(failures.map(({ login, reason }) => ({ entry: loginEntry(login), reason })));
+  }
+  return resolver;
+}
+
+/**
+ * Where each login of `-ps` runs: at its `input`, else at the origin of the first target its entry
+ * applies to (where its first request would have logged it in). Without known targets (a worker),
+ * only logins with an input run now; the others log in on first need.
+ */
+async function prefetchTargets(
+  set: SecretSet,
+  covered: Coverage | undefined,
+  resolveScheme: (target: string, signal?: AbortSignal) => Promise<TargetResolution>,
+  signal: AbortSignal,
+): Promise<{ login: Login; target: string }[]> {
+  const logins: { login: Login; target: string }[] = [];
+  for (const login of set.logins) {
+    if (login.input !== undefined) {
+      if (covered === undefined || covered.firstTarget.has(loginEntry(login)))
+        logins.push({ login, target: login.input });
+      continue;
+    }
+    const first = covered?.firstTarget.get(loginEntry(login));
+    if (first === undefined) continue;
+    const resolved = await resolveScheme(first.target, signal);
+    if (!resolved.ok) {
+      throw new PrefetchFailed([
+        { entry: loginEntry(login), reason: `cannot log in at ${first.target}: ${resolved.message}` },
+      ]);
+    }
+    logins.push({ login, target: originOf(resolved.url) });
+  }
+  return logins;
+}
+
+function originOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}`;
+}
+
+/**
+ * The entries a queued scan is planned with: those that apply to one of its targets. Workers that
+ * lack one of them do not take the scan.
+ */
+export function plannedEntries(
+  set: SecretSet,
+  targets: readonly string[],
+): { entries: SecretEntry[]; coverage: Coverage } {
+  const covered = coverage(set, targets);
+  return { entries: [...covered.firstTarget.keys()], coverage: covered };
+}

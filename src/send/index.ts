@@ -1,0 +1,21 @@
+/**
+ * The request seam: one chain of interceptors between what builds requests (templates, logins,
+ * probes) and the HTTP client. `scan/` composes it once per session; the engine only sees a
+ * `Dispatch`.
+ */
+export {
+  chain,
+  type Dispatch,
+  type DispatchOptions,
+  type Interceptor,
+  isRaw,
+  type Outgoing,
+  Refused,
+  type Sent,
+  type Transport,
+  transportDispatch,
+} from './dispatch.js';
+export { rateLimited } from './rate.js';
+export { retrying } from './retries.js';
+export { type SecretObserver, withSecrets } from './secrets.js';
+export { onTheWire } from './wire.js';
