@@ -361,7 +361,7 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
   });
 
   describe('response fields', () => {
-    it('gives every SEED.md field with its type, and lists never null, on every endpoint', async () => {
+    it('gives every field of docs/store-and-api.md#response-fields with its type, and lists never null, on every endpoint', async () => {
       const team = (await store.teams.ensure('fields')).id;
       const fieldsKey = (await store.keys.create({ teamId: team, name: 'fields' })).secret;
       const list = await store.assets.create({ teamId: team, name: 'hosts', targets: ['app.test'] });

@@ -73,9 +73,9 @@ export function retestItem(result: RetestResult): RetestItem {
 type Loose = Record<string, unknown>;
 
 /**
- * A stored event as the API shows it: every field of SEED.md 2.2 present with its type (nuclei
- * omits empty ones and writes absent lists as null; the API gives "", [], 0 and false), and the
- * other keys nuclei writes kept as they are.
+ * A stored event as the API shows it: every field of docs/store-and-api.md#event-records present
+ * with its type (nuclei omits empty ones and writes absent lists as null; the API gives "", [], 0
+ * and false), and the other keys nuclei writes kept as they are.
  */
 export function eventRecord(event: ResultEvent): EventRecord {
   const e = event as unknown as Loose;

@@ -1,6 +1,7 @@
 /**
- * The JSONL of `keyhole scan -j` re-parses, and every field of SEED.md 2.2's event record (with its
- * `info` and `classification` objects) carries the type the document gives it.
+ * The JSONL of `keyhole scan -j` re-parses, and every field of the event record (with its `info`
+ * and `classification` objects, docs/store-and-api.md#event-records) carries the type the document
+ * gives it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -89,7 +90,7 @@ afterAll(async () => {
 });
 
 describe('scan JSONL', () => {
-  it('re-parses, and every SEED.md 2.2 event field has its type', async () => {
+  it('re-parses, and every event record field (docs/store-and-api.md#event-records) has its type', async () => {
     const result = await ws.cli([
       'scan',
       '-u',

@@ -69,7 +69,7 @@ http:
 );
 
 describe('result events', () => {
-  it('fill every field of SEED.md 2.2 with its type, one event per named matcher', async () => {
+  it('fill every event record field (docs/store-and-api.md#event-records) with its type, one event per named matcher', async () => {
     const fixed = new Date('2026-01-02T03:04:05.678Z');
     const run = await runTemplate(detailed, `${server.url}/app`, { dispatch, now: () => fixed });
     expect(run.events.map((e) => e['matcher-name'])).toEqual(['json-config', 'ok']);

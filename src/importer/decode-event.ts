@@ -8,10 +8,11 @@ export type Decoded =
 type Json = Record<string, unknown>;
 
 /**
- * Checks one parsed JSONL value against nuclei's result-event shape (SPEC.md §4) and returns it
- * as a {@link ResultEvent}, or says which field is wrong and how. Keys nuclei added over time
- * (`template`, `port`, `meta`, `req_url_pattern`, …) are kept as they are; `null` lists (nuclei's
- * serialisation of absent ones) are accepted; `info.severity` is matched case-insensitively.
+ * Checks one parsed JSONL value against nuclei's result-event shape (docs/cli.md#jsonl-events) and
+ * returns it as a {@link ResultEvent}, or says which field is wrong and how. Keys nuclei added over
+ * time (`template`, `port`, `meta`, `req_url_pattern`, …) are kept as they are; `null` lists
+ * (nuclei's serialisation of absent ones) are accepted; `info.severity` is matched
+ * case-insensitively.
  */
 export function decodeEvent(value: unknown): Decoded {
   if (!isObject(value)) return fail('', `expected a JSON object (a nuclei result event), got ${kind(value)}`);

@@ -1,7 +1,7 @@
 /**
- * A finding as one JSONL line: nuclei's result-event shape (SPEC.md §4), so that nuclei's files
- * import into keyhole and keyhole's output feeds tools that read nuclei's. Key names, optional keys
- * and `null` lists follow nuclei's serialisation (notes/pdcp-api-history.md §7).
+ * A finding as one JSONL line: nuclei's result-event shape (docs/cli.md#jsonl-events), so that
+ * nuclei's files import into keyhole and keyhole's output feeds tools that read nuclei's. Key names,
+ * optional keys and `null` lists follow nuclei's serialisation.
  */
 export interface ResultEvent {
   'template-id': string;

@@ -6,8 +6,9 @@ const MEMO_LIMIT = 10_000;
 const NONE = -1;
 
 /**
- * Chooses the one secret for a request (SEED.md 5.2 rule 4): the first entry, in file order, whose
- * `domains` holds the request's host; else the first whose `domains-regex` matches it; else none.
+ * Chooses the one secret for a request (docs/secret-file.md#matching): the first entry, in file
+ * order, whose `domains` holds the request's host; else the first whose `domains-regex` matches it;
+ * else none.
  * A domain lookup is one or two Map reads, whatever the number of entries. Regex decisions are
  * linear in the number of patterns and memoised per host (the decision depends on the host only).
  */

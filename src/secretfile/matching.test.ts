@@ -43,7 +43,7 @@ describe('host normalisation', () => {
   });
 });
 
-describe('secret matching (SEED.md 5.2)', () => {
+describe('secret matching (docs/secret-file.md#matching)', () => {
   it('sends a secret only to hosts of its domains', async () => {
     const choose = await chooser(`static:\n${token('domains: [app.test]')}`);
     expect(choose('https://app.test/x')).toBe('static[0]');

@@ -1,6 +1,7 @@
 /**
- * The fields of SEED.md part 2 and their types, written out independently of the API's schemas
- * so that a test walking real responses catches a schema that drifted from the document.
+ * The fields of the API's responses and their types as docs/store-and-api.md#response-fields lists
+ * them, written out independently of the API's schemas so that a test walking real responses
+ * catches a schema that drifted from the document.
  */
 export type FieldType =
   | 'string'
