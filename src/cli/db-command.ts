@@ -6,7 +6,9 @@ import { dbOption } from './store-options.js';
 export const registerDbCommands: CommandRegistrar = (program: Command, io) => {
   const db = program.command('db').description('manage the store');
   db.command('migrate')
-    .description('create or upgrade the store schema (every command also does this on first use)')
+    .description(
+      'create or upgrade the store schema (commands that record create it on first use; commands that read upgrade one that exists)',
+    )
     .addOption(dbOption())
     .addHelpText(
       'after',

@@ -88,13 +88,13 @@ http:
 `;
 
 function secretFile(
-  options: { password?: string; input?: boolean; reauth?: string; template?: string } = {},
+  options: { password?: string; input?: boolean | string; reauth?: string; template?: string } = {},
 ): string {
   return ws.file(
     'dynamic.yaml',
     `dynamic:
   - template: ${options.template ?? 'login.yaml'}
-${options.input === true ? `    input: ${appHost.origin}\n` : ''}    variables:
+${options.input === undefined || options.input === false ? '' : `    input: ${options.input === true ? appHost.origin : options.input}\n`}    variables:
       - {name: username, value: admin}
       - {name: password, value: ${options.password ?? 'hunter2'}}
 ${options.reauth ?? ''}    type: cookie
@@ -297,6 +297,67 @@ http:
     ]);
     expect(result.out.trim().split('\n')).toHaveLength(6);
     expect(result.err).toContain('[INF] logging in again for dynamic[0] of dynamic.yaml');
+  });
+
+  it('fails the scan when the session is lost again past reauth max, sending no request a third time', async () => {
+    app.expireAfter = 1;
+    const template = ws.file(
+      'four.yaml',
+      pathsTemplate('four', [
+        '{{BaseURL}}/d?n=1',
+        '{{BaseURL}}/d?n=2',
+        '{{BaseURL}}/d?n=3',
+        '{{BaseURL}}/d?n=4',
+      ]),
+    );
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      appHost.origin,
+      '-t',
+      template,
+      '-sf',
+      secretFile({ reauth: '    reauth: {status: [401], max: 1}\n' }),
+      '--no-store',
+      '-silent',
+    ]);
+    expect(result.code, result.err).toBe(2);
+    expect(app.logins).toBe(2);
+    // n=1 with s1; n=2 refused (s1 used up), login s2, n=2 again; n=3 refused, not sent again; n=4 likewise.
+    expect(appRequests(appHost).map((r) => `${r.target} ${r.cookies.session}`)).toEqual([
+      '/d?n=1 s1-9a8b7c',
+      '/d?n=2 s1-9a8b7c',
+      '/d?n=2 s2-9a8b7c',
+      '/d?n=3 s2-9a8b7c',
+      '/d?n=4 s2-9a8b7c',
+    ]);
+    const lost =
+      'the session was lost again after 1 re-login (reauth max: 1); responses that show it lost are kept as they are';
+    expect(result.err).toBe(
+      `[ERR] dynamic[0] of dynamic.yaml: ${lost}\nerror: authentication failed: dynamic[0] of dynamic.yaml: ${lost}\n`,
+    );
+  });
+
+  it('logs in at an input written without a scheme, probed as a scan probes a target', async () => {
+    const template = ws.file('one-page.yaml', pathsTemplate('one-page', ['{{BaseURL}}/page']));
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      appHost.origin,
+      '-t',
+      template,
+      '-sf',
+      secretFile({ input: appHost.authority }),
+      '-ps',
+      '--no-store',
+    ]);
+    expect(result.code, result.err).toBe(0);
+    expect(app.logins).toBe(1);
+    // The probe (GET /, no secret: it only asks whether HTTP answers), then the page with the session.
+    expect(appRequests(appHost).map((r) => `${r.path} ${r.cookies.session}`)).toEqual([
+      '/ undefined',
+      '/page s1-9a8b7c',
+    ]);
   });
 
   it('with -ps, logs in before any scan request', async () => {

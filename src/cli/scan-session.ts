@@ -168,6 +168,10 @@ function reportLogin(
       if (counts !== undefined) counts.errors++;
       output.alert(`login failed for ${entry.label}: ${event.reason}; requests in its scope are not sent`);
       return;
+    case 'session-lost':
+      if (counts !== undefined) counts.errors++;
+      output.alert(`${entry.label}: ${event.reason}`);
+      return;
   }
 }
 

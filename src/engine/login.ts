@@ -20,6 +20,11 @@ export interface LoginRunnerOptions {
   readonly exchangeDeadlines?: number;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * The URL to log in at for an `input:` written without a scheme (`auth.example.com`), as a scan
+   * probes such a target; without it, such an input is an error.
+   */
+  readonly resolveInput?: (input: string) => Promise<string>;
   /** Reads the login template (default: from disk, payload files found as for any template). */
   readonly loadTemplate?: (path: string) => Promise<ParsedTemplate>;
   /** Further run options (e.g. `-H` headers, a user agent). */
@@ -34,8 +39,13 @@ export class LoginError extends Error {
 export class TemplateLoginRunner implements LoginRunner {
   constructor(private readonly options: LoginRunnerOptions) {}
 
-  async login(login: Login, target: string, context: LoginContext): Promise<Record<string, string>> {
+  async login(login: Login, input: string, context: LoginContext): Promise<Record<string, string>> {
     const template = await (this.options.loadTemplate ?? readLoginTemplate)(login.template);
+    const { resolveInput } = this.options;
+    const target =
+      resolveInput === undefined || /^[a-z][a-z0-9+.-]*:\/\//i.test(input)
+        ? input
+        : await resolveInput(input);
     const values = new Map<string, string>();
     let matched = false;
     const run = await runTemplate(template, target, {

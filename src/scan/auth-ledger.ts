@@ -108,6 +108,8 @@ export class AuthLedger {
     } else if (event.kind === 'login-failed') {
       counts.loginFailures++;
       counts.failure = event.reason;
+    } else if (event.kind === 'session-lost') {
+      counts.failure = event.reason;
     }
   }
 

@@ -87,7 +87,7 @@ function secretFile(entries: readonly Entry[]): string {
   return `static:\n${lines.join('\n')}\n`;
 }
 
-/** SEED.md 5.2 rule 4: the first `domains` entry holding the host, else the first matching regex. */
+/** docs/secret-file.md#matching: the first `domains` entry holding the host, else the first matching regex. */
 function expectedEntry(entries: readonly Entry[], host: number): number | undefined {
   const byDomain = entries.findIndex((e) => e.scope === 'domains' && e.hosts.includes(host));
   if (byDomain >= 0) return byDomain;

@@ -79,6 +79,7 @@ export function authenticationFailure(figures: AuthFigures): string | undefined 
   const failed = figures.entries.filter((e) => e.failure !== undefined);
   if (failed.length === 0) return undefined;
   const each = failed.map((e) => {
+    if (e.refused === 0) return `${e.entry.label}: ${e.failure}`;
     const refused = e.refused === 1 ? '1 request' : `${e.refused} requests`;
     return `${e.entry.label}: ${e.failure}; ${refused} in its scope ${e.refused === 1 ? 'was' : 'were'} not sent`;
   });

@@ -8,7 +8,7 @@
  *   scheme probes                              └────────────→ rate → wire ┘
  */
 import { setMaxListeners } from 'node:events';
-import { TemplateLoginRunner } from '../engine/index.js';
+import { LoginError, TemplateLoginRunner } from '../engine/index.js';
 import { type HeaderList, HttpClient, RateLimiter } from '../http/index.js';
 import {
   type Coverage,
@@ -177,6 +177,11 @@ async function readyResolver(
       timeoutMs: settings.timeoutMs,
       signal: settings.signal,
       run: { headers: settings.headers },
+      resolveInput: async (input) => {
+        const resolved = await parts.resolveScheme(input, settings.signal);
+        if (!resolved.ok) throw new LoginError(`nothing answers at ${input}: ${resolved.message}`);
+        return resolved.url;
+      },
     }),
     onEvent: (event) => {
       ledger.login(event);

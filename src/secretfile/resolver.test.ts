@@ -326,17 +326,29 @@ describe('re-login', () => {
     expect(n).toBe(2);
   });
 
-  it('stops logging in again after reauth.max re-logins and keeps the session', async () => {
+  it('stops logging in again after reauth.max re-logins, keeps the session, and says once that it is lost', async () => {
     let n = 0;
+    const events: LoginEvent[] = [];
     const resolver = new SecretResolver(await secretsOf(REAUTH), {
       runner: { login: async () => ({ session: `sid=${++n}` }) },
+      onEvent: (e) => events.push(e),
     });
+    const answers: boolean[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await resolver.resolve(get('app.test'));
       if (r.kind !== 'secret' || r.entry.kind !== 'dynamic') throw new Error('expected a dynamic secret');
-      await resolver.relogin(r.entry, r.generation);
+      answers.push((await resolver.relogin(r.entry, r.generation)).ok);
     }
     expect(n).toBe(3);
+    // Past the limit the answer is no: the request is not sent once more with the same session.
+    expect(answers).toEqual([true, true, false, false, false]);
+    expect(events.filter((e) => e.kind === 'session-lost')).toEqual([
+      expect.objectContaining({
+        reason:
+          'the session was lost again after 2 re-logins (reauth max: 2); responses that show it lost are kept as they are',
+      }),
+    ]);
+    expect((await resolver.resolve(get('app.test'))).kind).toBe('secret');
   });
 
   it('logs in again when the session is older than reauth.every', async () => {

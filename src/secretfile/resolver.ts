@@ -53,7 +53,9 @@ export type Applied<R> =
 export type LoginEvent =
   | { readonly kind: 'login'; readonly login: Login; readonly target: string; readonly relogin: boolean }
   | { readonly kind: 'login-ok'; readonly login: Login }
-  | { readonly kind: 'login-failed'; readonly login: Login; readonly reason: string };
+  | { readonly kind: 'login-failed'; readonly login: Login; readonly reason: string }
+  /** A response showed the session lost once more after `reauth.max` re-logins: it is not renewed. */
+  | { readonly kind: 'session-lost'; readonly login: Login; readonly reason: string };
 
 export interface ResolverOptions {
   readonly runner?: LoginRunner;
@@ -74,6 +76,8 @@ interface Session {
   startedAt: number;
   target: string | undefined;
   relogins: number;
+  /** The session was lost past `reauth.max` (told once). */
+  lost: boolean;
 }
 
 /**
@@ -190,8 +194,9 @@ export class SecretResolver {
 
   /**
    * Logs in again after a response showed the session was lost (single-flight). `generation` is the
-   * one the failing request used: if a newer session exists already, nothing is done. Past
-   * `reauth.max` re-logins the current session is kept.
+   * one the failing request used: if a newer session exists already, nothing is done but wait for
+   * it. Past `reauth.max` re-logins the current session is kept and the answer is not ok, so the
+   * request is not sent again for nothing.
    */
   async relogin(
     secret: DynamicSecret,
@@ -200,19 +205,25 @@ export class SecretResolver {
     const login = secret.login;
     const session = this.session(login);
     const outdated = generation !== undefined && generation < session.generation;
-    const limit = login.reauth?.max ?? 0;
-    if (
-      !outdated &&
-      session.pending === undefined &&
-      session.relogins < limit &&
-      session.target !== undefined
-    ) {
+    if (!outdated && session.pending === undefined) {
+      const limit = login.reauth?.max ?? 0;
+      if (session.relogins >= limit || session.target === undefined) return this.lost(login, session, limit);
       session.relogins++;
       this.start(login, session, session.target, true);
     }
     const result = session.result ?? (await session.pending);
     if (result === undefined) return { ok: false, reason: 'the login has not run yet' };
     return result.ok ? { ok: true } : { ok: false, reason: result.reason };
+  }
+
+  /** No new login after `reauth.max` of them: the session is kept, and that is said once. */
+  private lost(login: Login, session: Session, limit: number): { ok: false; reason: string } {
+    const reason = `the session was lost again after ${limit} re-login${limit === 1 ? '' : 's'} (reauth max: ${limit}); responses that show it lost are kept as they are`;
+    if (!session.lost) {
+      session.lost = true;
+      this.options.onEvent?.({ kind: 'session-lost', login, reason });
+    }
+    return { ok: false, reason };
   }
 
   /** Whether a response means the session of a dynamic entry was lost (its `reauth:` settings). */
@@ -268,6 +279,7 @@ export class SecretResolver {
         startedAt: 0,
         target: undefined,
         relogins: 0,
+        lost: false,
       };
       this.sessions.set(login, session);
     }
