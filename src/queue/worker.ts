@@ -4,6 +4,7 @@ import { formatTruncatedBodies } from '../output/index.js';
 import { loadStoredTemplate } from '../retest/index.js';
 import {
   authenticationFailure,
+  FindingBatches,
   figuresSince,
   plannedRuns,
   runScan,
@@ -11,10 +12,10 @@ import {
   type ScanProblem,
   type ScanSession,
   ScanStats,
+  SerialWrites,
   storedFigures,
 } from '../scan/index.js';
 import type { ChunkClaim, ClaimScope, Store } from '../store/index.js';
-import { FindingWriter } from './finding-writer.js';
 
 export interface WorkerLog {
   info(text: string): void;
@@ -176,7 +177,12 @@ async function runChunk(
   const onStop = () => stop.abort(session.signal.reason);
   session.signal.addEventListener('abort', onStop, { once: true });
   const stats = new ScanStats(plannedRuns(plan));
-  const writer = new FindingWriter(store, claim.scanId);
+  const writes = new SerialWrites();
+  // A finding recorded again (a chunk run again after its worker died) adds nothing: the store
+  // keeps one finding per vuln hash in a scan.
+  const writer = new FindingBatches(writes, (batch) =>
+    store.findings.addMany(claim.scanId, batch).then((added) => added.inserted),
+  );
   session.retryFailedLogins();
   const authBefore = session.ledger.figures();
   const heartbeat = new Heartbeat(store, claim, stats, options, () => stop.abort(new Error('lease lost')));
@@ -206,7 +212,7 @@ async function runChunk(
   const truncated = formatTruncatedBodies(stats.truncatedBodies);
   if (truncated !== undefined) options.log.warn(`${chunkName(claim)}: ${truncated}`);
   try {
-    await writer.flushed();
+    await writes.settled();
     await store.authentication.add(claim.scanId, storedFigures(authentication));
   } catch (error) {
     return {

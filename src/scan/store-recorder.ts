@@ -2,6 +2,7 @@ import type { ResultEvent } from '../output/index.js';
 import { describeLocation, type Store } from '../store/index.js';
 import { type AuthFigures, storedFigures } from './auth-ledger.js';
 import type { ScanProgress, ScanRecorder, ScanStart } from './recorder.js';
+import { FindingBatches, SerialWrites } from './writes.js';
 
 export interface StoreRecorderOptions {
   /** Least time between two progress writes (default 1 s); the end state is always written. */
@@ -19,12 +20,12 @@ export interface StoreRecorderOptions {
  */
 export class StoreRecorder implements ScanRecorder {
   private scanId: string | undefined;
-  private queue: Promise<void> = Promise.resolve();
-  private pendingFindings: ResultEvent[] = [];
-  private flushQueued = false;
+  private readonly writes = new SerialWrites();
+  private readonly findings = new FindingBatches(this.writes, (batch) =>
+    this.store.findings.addMany(this.started(), batch).then((added) => added.inserted),
+  );
   private progressQueued = false;
   private lastProgressAt = Number.NEGATIVE_INFINITY;
-  private failure: unknown;
 
   constructor(
     private readonly store: Store,
@@ -66,67 +67,51 @@ export class StoreRecorder implements ScanRecorder {
     if (this.progressQueued || now - this.lastProgressAt < (this.options.progressIntervalMs ?? 1000)) return;
     this.lastProgressAt = now;
     this.progressQueued = true;
-    this.enqueue(async (scanId) => {
+    this.writes.enqueue(async () => {
       this.progressQueued = false;
-      await this.store.scans.updateProgress(scanId, { progress: progress.percent });
+      await this.store.scans.updateProgress(this.started(), { progress: progress.percent });
     });
   }
 
   finding(event: ResultEvent): void {
-    this.pendingFindings.push(event);
-    if (this.flushQueued) return;
-    this.flushQueued = true;
-    this.enqueue(async (scanId) => {
-      this.flushQueued = false;
-      const batch = this.pendingFindings;
-      this.pendingFindings = [];
-      await this.store.findings.addMany(scanId, batch);
-    });
+    this.findings.add(event);
   }
 
   authentication(figures: AuthFigures): void {
-    this.enqueue((scanId) => this.store.authentication.add(scanId, storedFigures(figures)));
+    this.writes.enqueue(() => this.store.authentication.add(this.started(), storedFigures(figures)));
   }
 
   async finish(): Promise<void> {
-    this.enqueue((scanId) => this.store.scans.finish(scanId));
+    this.writes.enqueue(() => this.store.scans.finish(this.started()));
     await this.settled();
   }
 
   async fail(reason: string): Promise<void> {
-    this.enqueue((scanId) => this.store.scans.fail(scanId, reason));
+    this.writes.enqueue(() => this.store.scans.fail(this.started(), reason));
     await this.settled();
   }
 
   /** Resolves once everything reported so far is written (or recording has failed). */
   async written(): Promise<void> {
-    await this.queue;
+    await this.writes.settled().catch(() => undefined);
   }
 
-  private enqueue(write: (scanId: string) => Promise<void>): void {
-    this.queue = this.queue.then(async () => {
-      if (this.failure !== undefined) return;
-      if (this.scanId === undefined) {
-        this.failure = new Error('the scan was not started');
-        return;
-      }
-      try {
-        await write(this.scanId);
-      } catch (error) {
-        this.failure = error;
-      }
-    });
+  private started(): string {
+    if (this.scanId === undefined) throw new Error('the scan was not started');
+    return this.scanId;
   }
 
   private async settled(): Promise<void> {
-    await this.queue;
-    if (this.failure === undefined) return;
-    // Best effort: a scan whose recording broke off must not stay "running" for ever.
-    if (this.scanId !== undefined) {
-      const why = this.failure instanceof Error ? this.failure.message : String(this.failure);
-      await this.store.scans.fail(this.scanId, `recording failed: ${why}`).catch(() => undefined);
+    try {
+      await this.writes.settled();
+    } catch (error) {
+      // Best effort: a scan whose recording broke off must not stay "running" for ever.
+      if (this.scanId !== undefined) {
+        const why = error instanceof Error ? error.message : String(error);
+        await this.store.scans.fail(this.scanId, `recording failed: ${why}`).catch(() => undefined);
+      }
+      throw error;
     }
-    throw this.failure;
   }
 
   private now(): number {
