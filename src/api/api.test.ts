@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import type { Store } from '../store/index.js';
 import { ENGINES } from '../store/testing/databases.js';
 import { ASSET_FIELDS, fieldProblems, retestProblems, scanProblems } from './testing/fields.js';

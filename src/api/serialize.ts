@@ -1,4 +1,4 @@
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import {
   type AssetList,
   formatGoDuration,

@@ -1,4 +1,4 @@
-import { isSeverity, type Severity } from '../output/index.js';
+import { isSeverity, type Severity } from '../event/index.js';
 import {
   type Finding,
   formatTimestamp,

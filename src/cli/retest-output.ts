@@ -4,7 +4,8 @@
  * stderr.
  */
 import pc from 'picocolors';
-import { formatElapsed, serializeEvent } from '../output/index.js';
+import { serializeEvent } from '../event/index.js';
+import { formatElapsed } from '../output/index.js';
 import type { RetestOutcome } from '../retest/index.js';
 import { printable, quote } from '../source/index.js';
 import { formatTimestamp, isTriagedByHand, type RetestResult, type VulnStatus } from '../store/index.js';

@@ -8,15 +8,14 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
+import { type ResultEvent, serializeEvent } from '../event/index.js';
 import {
   formatFinding,
   formatSummary,
   formatTruncatedBodies,
   ProgressBar,
   type ProgressFigures,
-  type ResultEvent,
   type ScanSummary,
-  serializeEvent,
 } from '../output/index.js';
 import type { ScanProblem } from '../scan/index.js';
 import { printable } from '../source/index.js';

@@ -8,9 +8,9 @@
  * (each on its own: no history, no values passed between them), as nuclei runs them.
  */
 import { LayeredScope, type TemplateString, type UnresolvedPlaceholder } from '../dsl/index.js';
+import type { ResultEvent } from '../event/index.js';
 import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
-import type { ResultEvent } from '../output/index.js';
 import { isRaw } from '../send/index.js';
 import { type HttpBlock, type TargetUrl, targetVariables, withPort } from '../template/index.js';
 import {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ResultEvent } from '../event/index.js';
 import { HttpClient } from '../http/index.js';
 import { rawServer } from '../http/testing/servers.js';
-import type { ResultEvent } from '../output/index.js';
 import { chain, type Interceptor, transportDispatch } from '../send/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
 import { runTemplate } from './index.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultEvent } from '../event/index.js';
 import { HttpClient } from '../http/index.js';
-import type { ResultEvent } from '../output/index.js';
 import { transportDispatch } from '../send/index.js';
 import { rfc3339 } from './event.js';
 import { runTemplate, serializeEvent } from './index.js';

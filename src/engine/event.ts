@@ -3,8 +3,9 @@
  * rules, `null` for absent author/tags/cve-id/cwe-id. Their JSONL form is the output's
  * `serializeEvent`.
  */
+
+import type { EventInfo, ResultEvent } from '../event/index.js';
 import type { Finding } from '../operators/index.js';
-import type { EventInfo, ResultEvent } from '../output/index.js';
 import type { TargetUrl, TemplateInfo } from '../template/index.js';
 import { effectivePort, formatTargetUrl } from '../template/index.js';
 

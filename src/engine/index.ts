@@ -3,7 +3,7 @@
  * result events. Used by the scanner (targets × templates) and by dynamic secrets (login templates).
  */
 
-export { serializeEvent } from '../output/index.js';
+export { serializeEvent } from '../event/index.js';
 export { TemplateCompileError } from './compiled.js';
 export { eventInfo, rfc3339 } from './event.js';
 export {

@@ -1,7 +1,7 @@
+import type { ResultEvent } from '../event/index.js';
 import type { FlowLimits } from '../flow/index.js';
 import type { HeaderList, HttpRequest } from '../http/index.js';
 import type { OperatorResult } from '../operators/index.js';
-import type { ResultEvent } from '../output/index.js';
 import type { Dispatch } from '../send/index.js';
 
 export interface RunOptions {

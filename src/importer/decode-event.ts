@@ -1,4 +1,4 @@
-import { isSeverity, type ResultEvent } from '../output/index.js';
+import { isSeverity, type ResultEvent } from '../event/index.js';
 import { quote } from '../source/index.js';
 
 export type Decoded =

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ResultEvent, Severity } from '../output/index.js';
+import type { ResultEvent, Severity } from '../event/index.js';
 import { boundedLines, formatBytes, printable } from '../source/index.js';
 import { type Scan, type Store, StoreRequestError, type TemplateRef, targetOf } from '../store/index.js';
 import { decodeEvent, parseTimestamp } from './decode-event.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ResultEvent } from '../event/index.js';
 import { formatFinding, quoteForScreen } from './console.js';
-import type { ResultEvent } from './event.js';
 
 const event = (fields: Partial<ResultEvent> = {}): ResultEvent => ({
   'template-id': 'exposed-panel',

@@ -5,7 +5,7 @@
  * matched nothing shows the URL it was run on.
  */
 import pc from 'picocolors';
-import type { ResultEvent, Severity } from './event.js';
+import type { ResultEvent, Severity } from '../event/index.js';
 
 export interface ConsoleFormat {
   /** ANSI colours (only when writing to a terminal). */

@@ -1,19 +1,9 @@
 /**
- * What a scan shows and writes: result events (nuclei's JSONL shape), console lines, the progress
- * bar, the end-of-scan summary, and the redaction of secrets in events.
+ * What a scan shows on a terminal: console lines of findings, the progress bar, the end-of-scan
+ * summary. (The result events themselves are in event/.)
  */
 export { type ConsoleFormat, formatFinding, quoteForScreen } from './console.js';
-export {
-  type Classification,
-  type EventInfo,
-  isSeverity,
-  type ResultEvent,
-  SEVERITIES,
-  type Severity,
-} from './event.js';
 export { ProgressBar, type ProgressFigures } from './progress.js';
-export { redactEvent } from './redact.js';
-export { serializeEvent } from './serialize.js';
 export type { TextSink } from './sink.js';
 export {
   type AuthSummary,

@@ -1,4 +1,4 @@
-import { SEVERITIES, type Severity } from './event.js';
+import { SEVERITIES, type Severity } from '../event/index.js';
 
 /** The figures of a scan, as its summary shows them. */
 export interface ScanSummary {

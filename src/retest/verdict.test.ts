@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RequestFailure, SkippedRequest } from '../engine/index.js';
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import { vulnHash } from '../store/index.js';
 import { judge, type RunFacts } from './verdict.js';
 

@@ -20,7 +20,7 @@
  * a guess.
  */
 import type { RequestFailure, SkippedRequest } from '../engine/index.js';
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import { vulnHash } from '../store/index.js';
 
 export type Verdict =

@@ -1,4 +1,4 @@
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import type { AuthFigures } from './auth-ledger.js';
 
 /** What a scan is, as it starts. */

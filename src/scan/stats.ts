@@ -1,4 +1,4 @@
-import { SEVERITIES, type Severity } from '../output/index.js';
+import { SEVERITIES, type Severity } from '../event/index.js';
 
 /** Running figures of a scan: what the progress bar, the recorder and the summary read. */
 export class ScanStats {

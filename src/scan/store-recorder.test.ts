@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { ENGINES, type TestDatabase } from '../store/testing/databases.js';
 import { StoreRecorder } from './store-recorder.js';

@@ -1,4 +1,4 @@
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import { describeLocation, type Store } from '../store/index.js';
 import { type AuthFigures, storedFigures } from './auth-ledger.js';
 import type { ScanProgress, ScanRecorder, ScanStart } from './recorder.js';

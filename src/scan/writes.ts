@@ -1,4 +1,4 @@
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 
 /**
  * Writes to the store one after another, in the order asked, without the caller waiting on each.

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ResultEvent, Severity } from '../output/index.js';
+import type { ResultEvent, Severity } from '../event/index.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';

@@ -1,4 +1,4 @@
-import type { ResultEvent, Severity } from '../output/index.js';
+import type { ResultEvent, Severity } from '../event/index.js';
 import type { EpochMs } from './time.js';
 
 /** The scan lifecycle: `queued → starting → running → finished | failed`; `uploaded` for imports. */

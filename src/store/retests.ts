@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ResultEvent } from '../output/index.js';
+import type { ResultEvent } from '../event/index.js';
 import { countRow, DEEP_OFFSET, locate } from './buckets.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { SEVERITIES, type Severity } from '../output/index.js';
+import { SEVERITIES, type Severity } from '../event/index.js';
 import { countRow, DEEP_OFFSET, locate } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isSeverity, type ResultEvent, type Severity } from '../output/index.js';
+import { isSeverity, type ResultEvent, type Severity } from '../event/index.js';
 
 /** A result event as nuclei may write it, with the fields the hash reads beyond the declared ones. */
 export type HashedEvent = Pick<

@@ -1,5 +1,5 @@
-import type { Classification, Severity } from '../output/index.js';
-import { isSeverity, SEVERITIES } from '../output/index.js';
+import type { Classification, Severity } from '../event/index.js';
+import { isSeverity, SEVERITIES } from '../event/index.js';
 import type { MapEntry, Path, SourceNode } from '../source/index.js';
 import { didYouMean } from '../source/index.js';
 import type { ParseContext } from './context.js';

@@ -1,6 +1,6 @@
 import type { TemplateString } from '../dsl/index.js';
+import type { Classification, Severity } from '../event/index.js';
 import type { CompiledOperators } from '../operators/index.js';
-import type { Classification, Severity } from '../output/index.js';
 import type { Position } from '../source/index.js';
 
 /**
