@@ -12,7 +12,8 @@ import type { ResultEvent } from '../event/index.js';
 import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import { isRaw } from '../send/index.js';
-import { type HttpBlock, type TargetUrl, targetVariables, withPort } from '../template/index.js';
+import { parseTargetUrl, TargetError, type TargetUrl } from '../targets/index.js';
+import { type HttpBlock, targetVariables, withPort } from '../template/index.js';
 import {
   BuildError,
   type BuildSettings,
@@ -372,30 +373,14 @@ function buildOne(
 function selfContainedTarget(text: string): TargetUrl | BuildError {
   const line = text.split('\n').find((l) => l.trim() !== '' && !l.startsWith('@')) ?? '';
   const url = line.trim().split(/\s+/)[1] ?? '';
-  const parsed = parseAbsolute(url);
-  if (parsed === undefined) {
+  const parsed = parseTargetUrl(url);
+  if (parsed instanceof TargetError || (parsed.scheme !== 'http' && parsed.scheme !== 'https')) {
     return new BuildError(
       `a self-contained raw request needs an absolute URL in its request line, got "${url}"`,
     );
   }
-  return { ...parsed, path: '', query: undefined } as TargetUrl;
-}
-
-function parseAbsolute(url: string): TargetUrl | undefined {
-  if (!/^https?:\/\//i.test(url)) return undefined;
-  try {
-    const u = new URL(url);
-    const host = u.host;
-    return {
-      scheme: u.protocol.slice(0, -1),
-      host,
-      hostname: u.hostname.replace(/^\[|\]$/g, ''),
-      port: u.port,
-      path: '',
-    };
-  } catch {
-    return undefined;
-  }
+  const { scheme, host, hostname, port } = parsed;
+  return { scheme, host, hostname, port, path: '' };
 }
 
 function targetValues(

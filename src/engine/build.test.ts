@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTargetUrl, type TargetUrl } from '../template/index.js';
+import { parseTargetUrl, type TargetUrl } from '../targets/index.js';
 import { BuildError, type BuildSettings, buildPathRequest, buildRawRequest } from './build.js';
 
 const target = parseTargetUrl('https://app.example:8443/base?t=1') as TargetUrl;

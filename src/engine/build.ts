@@ -15,14 +15,8 @@ import {
   type Scheme,
   setHeader,
 } from '../http/index.js';
-import {
-  effectivePort,
-  mergeQueries,
-  parseRawRequest,
-  parseTargetUrl,
-  RawRequestError,
-  type TargetUrl,
-} from '../template/index.js';
+import { effectivePort, parseTargetUrl, type TargetUrl } from '../targets/index.js';
+import { mergeQueries, parseRawRequest, RawRequestError } from '../template/index.js';
 
 /** Where an `unsafe` request's bytes go. */
 export type Destination = Omit<RawHttpRequest, 'bytes'>;

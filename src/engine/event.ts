@@ -6,8 +6,9 @@
 
 import type { EventInfo, ResultEvent } from '../event/index.js';
 import type { Finding } from '../operators/index.js';
-import type { TargetUrl, TemplateInfo } from '../template/index.js';
-import { effectivePort, formatTargetUrl } from '../template/index.js';
+import type { TargetUrl } from '../targets/index.js';
+import { effectivePort, formatTargetUrl } from '../targets/index.js';
+import type { TemplateInfo } from '../template/index.js';
 
 /** The fields every event of a run shares: template and input. */
 export interface EventBase {

@@ -6,6 +6,7 @@ import {
 } from '../secretfile/index.js';
 import { chain, type Dispatch, withSecrets } from '../send/index.js';
 import { formatDiagnostic } from '../source/index.js';
+import { hasScheme } from '../targets/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
 import { runTemplate } from './run.js';
 import type { RunOptions, SkippedRequest, TemplateRun } from './types.js';
@@ -42,10 +43,7 @@ export class TemplateLoginRunner implements LoginRunner {
   async login(login: Login, input: string, context: LoginContext): Promise<Record<string, string>> {
     const template = await (this.options.loadTemplate ?? readLoginTemplate)(login.template);
     const { resolveInput } = this.options;
-    const target =
-      resolveInput === undefined || /^[a-z][a-z0-9+.-]*:\/\//i.test(input)
-        ? input
-        : await resolveInput(input);
+    const target = resolveInput === undefined || hasScheme(input) ? input : await resolveInput(input);
     const values = new Map<string, string>();
     let matched = false;
     const run = await runTemplate(template, target, {

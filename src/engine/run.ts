@@ -4,15 +4,8 @@
  * nothing matched (nuclei's `WriteFailure`, built from the last response evaluated).
  */
 import { CookieJar } from '../http/index.js';
-import {
-  newRandstr,
-  type ParsedTemplate,
-  parseTargetUrl,
-  TargetError,
-  type TargetUrl,
-  type Template,
-  targetVariables,
-} from '../template/index.js';
+import { parseTargetUrl, TargetError, type TargetUrl } from '../targets/index.js';
+import { newRandstr, type ParsedTemplate, type Template, targetVariables } from '../template/index.js';
 import { type RunState, runBlock } from './block.js';
 import { compiledVariables } from './compiled.js';
 import { eventInfo, failureEvent, inputFields, inputPart, rfc3339 } from './event.js';

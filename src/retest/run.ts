@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { rfc3339, runTemplate, type TemplateRun } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
 import type { TargetResolution, TemplateRunOptions } from '../scan/index.js';
-import { TargetError } from '../template/index.js';
+import { TargetError } from '../targets/index.js';
 import { loadStoredTemplate, type StoredTemplate } from './stored-template.js';
 import { extractorNames, judge, type RunFacts, type Verdict } from './verdict.js';
 

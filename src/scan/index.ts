@@ -43,5 +43,5 @@ export {
 } from './session.js';
 export { ScanStats } from './stats.js';
 export { StoreRecorder, type StoreRecorderOptions } from './store-recorder.js';
-export { hasScheme, httpProbe, type Probe, resolveTarget, type TargetResolution } from './target.js';
+export { httpProbe, type Probe, resolveTarget, type TargetResolution } from './target.js';
 export { FindingBatches, SerialWrites } from './writes.js';

@@ -8,7 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import { type RequestOutcome, type RunnableTemplate, type RunOptions, runTemplate } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
-import { TargetError } from '../template/index.js';
+import { TargetError } from '../targets/index.js';
 import type { ScanStats } from './stats.js';
 import type { TargetResolution } from './target.js';
 

@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net';
 import { DEFAULT_USER_AGENT } from '../engine/index.js';
 import { defaultPort, type HttpRequest, type Scheme, TransportError } from '../http/index.js';
 import type { Dispatch } from '../send/index.js';
+import { hasScheme } from '../targets/index.js';
 
 /** The URL a scan input is scanned as, or why it cannot be. */
 export type TargetResolution =
@@ -10,10 +11,6 @@ export type TargetResolution =
 
 /** Whether something answers HTTP at `origin`: undefined when it does, else why not. */
 export type Probe = (origin: string, signal?: AbortSignal) => Promise<string | undefined>;
-
-export function hasScheme(target: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
-}
 
 /**
  * A target written with a scheme is scanned as written. One without (`app.example.com`,

@@ -1,4 +1,5 @@
 import { defaultPort, type Scheme } from '../http/index.js';
+import { parseTargetUrl, TargetError } from '../targets/index.js';
 import { entryOf, type SecretEntry } from './entries.js';
 import { domainItemMatches, type MatchKey, matchKey } from './host.js';
 import { SecretIndex } from './lookup.js';
@@ -53,24 +54,18 @@ export function coverage(set: SecretSet, targets: readonly string[]): Coverage {
 
 /** The match key of a target as written; undefined when it is not one (the scan reports it). */
 export function targetKey(target: string): MatchKey | undefined {
-  try {
-    const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
-    // Without a scheme the probe decides between https and http; only port 80 makes http likely.
-    const url = new URL(hasScheme ? target : `http://${target}`);
-    const port = url.port === '' ? undefined : Number(url.port);
-    const scheme: Scheme = hasScheme
-      ? url.protocol === 'https:'
-        ? 'https'
-        : 'http'
-      : port === 80 || port === undefined
-        ? 'http'
-        : 'https';
-    if (hasScheme && url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    return matchKey(scheme, hostname, port ?? defaultPort(scheme));
-  } catch {
-    return undefined;
-  }
+  const parsed = parseTargetUrl(target);
+  if (parsed instanceof TargetError) return undefined;
+  const written = parsed.port === '' ? undefined : Number(parsed.port);
+  const scheme = schemeOf(parsed.scheme, written);
+  return scheme === undefined ? undefined : matchKey(scheme, parsed.hostname, written ?? defaultPort(scheme));
+}
+
+/** A target's scheme; without one the probe decides between https and http: port 80 makes http likely. */
+function schemeOf(written: string, port: number | undefined): Scheme | undefined {
+  if (written === 'http' || written === 'https') return written;
+  if (written !== '') return undefined;
+  return port === 80 || port === undefined ? 'http' : 'https';
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);

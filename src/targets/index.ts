@@ -1,3 +1,7 @@
+/**
+ * Targets: a scan input as written (a URL, a host, host:port), its parts exactly as written, and
+ * the target lists of `-l` and asset uploads.
+ */
 export {
   type CheckedTarget,
   checkTarget,
@@ -9,3 +13,13 @@ export {
   TargetListReader,
   type TargetProblem,
 } from './targets.js';
+export {
+  effectivePort,
+  formatTargetUrl,
+  hasScheme,
+  parseTargetUrl,
+  relativePart,
+  rootUrl,
+  TargetError,
+  type TargetUrl,
+} from './url.js';

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { parseTargetUrl, type TargetUrl } from '../targets/index.js';
 import { EXTRACTOR_KEYS, HTTP_KEYS, INFO_KEYS, MATCHER_KEYS, TEMPLATE_KEYS } from './keys.js';
 import { listTemplateFiles } from './load.js';
 import { parseTemplate, type TemplateResult } from './parse.js';
 import { parseRawRequest } from './raw.js';
-import { parseTargetUrl, type TargetUrl } from './target.js';
 
 const corpus = await listTemplateFiles('test/corpus');
 const corpusTexts = corpus.map((file) => readFileSync(file, 'utf8'));

@@ -67,18 +67,11 @@ export {
   RawRequestError,
 } from './raw.js';
 export {
-  effectivePort,
-  formatTargetUrl,
   mergePaths,
   mergeQueries,
   newRandstr,
-  parseTargetUrl,
   pathHasTrailingSlash,
   portOverride,
-  relativePart,
-  rootUrlOf,
-  TargetError,
-  type TargetUrl,
   type TargetVariableOptions,
   targetVariables,
   withPort,

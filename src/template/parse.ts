@@ -11,6 +11,7 @@ import {
   type SourceNode,
   sortDiagnostics,
 } from '../source/index.js';
+import { parseTargetUrl, type TargetUrl } from '../targets/index.js';
 import { ParseContext, type UnsupportedFeature } from './context.js';
 import { flowBlockIndex, parseFlow, resolveFlow } from './flow.js';
 import { analyseFlowScript } from './flow-script.js';
@@ -33,7 +34,6 @@ import { compileBlockOperators, decodeOperators } from './operators.js';
 import { combinationCount, decodePayloads, type PayloadFileReader } from './payloads.js';
 import { positionInScalar } from './placeholders.js';
 import { parseRawRequest, RawRequestError } from './raw.js';
-import { parseTargetUrl, type TargetUrl } from './target.js';
 import { compileScalar, EMPTY_TEXT } from './texts.js';
 
 /** The outcome of reading one template file. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseTargetUrl, type TargetUrl } from '../targets/index.js';
 import { parseGoDuration, parseRawRequest, RawRequestError } from './raw.js';
-import { parseTargetUrl, type TargetUrl } from './target.js';
 
 function target(url: string): TargetUrl {
   const parsed = parseTargetUrl(url);

@@ -1,12 +1,6 @@
 import type { HeaderField, HttpRequest, Scheme } from '../http/index.js';
-import {
-  effectivePort,
-  mergePaths,
-  mergeQueries,
-  parseTargetUrl,
-  rootUrlOf,
-  type TargetUrl,
-} from './target.js';
+import { effectivePort, parseTargetUrl, rootUrl, type TargetUrl } from '../targets/index.js';
+import { mergePaths, mergeQueries } from './target.js';
 
 /** Leading `@name: value` lines of a raw request (`request_annotations.go`). */
 export interface RawAnnotations {
@@ -137,7 +131,7 @@ export function parseRawRequest(
     headers,
     body,
   };
-  const url = requestTarget.startsWith('/') ? `${rootUrlOf(target)}${requestTarget}` : requestTarget;
+  const url = requestTarget.startsWith('/') ? `${rootUrl(target)}${requestTarget}` : requestTarget;
   const result: ParsedRawRequest = { request, httpVersion, url, annotations };
   if (!unsafe) return result;
   const withoutAnnotations = lines.slice(requestLineIndex).join('');
