@@ -34,8 +34,16 @@ import { indexedValues, ResponseHistory } from './history.js';
 import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
 import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
 
-/** What the blocks of one run share. */
+/** What the blocks of one run share, by what changes together. */
 export interface RunState {
+  readonly given: RunGiven;
+  readonly shared: SharedValues;
+  readonly outcome: RunOutcome;
+  readonly targetValues: TargetValueCache;
+}
+
+/** What the run was given and made before its first request: fixed for the run. */
+export interface RunGiven {
   readonly options: RunOptions;
   /** Undefined for a self-contained run without an input. */
   readonly target: TargetUrl | undefined;
@@ -44,13 +52,21 @@ export interface RunState {
   readonly variables: TemplateVariables;
   readonly optionValues: ReadonlyMap<string, Value>;
   readonly constants: ReadonlyMap<string, Value>;
+  /** Share values through `shared.context` (several blocks, or a flow). */
+  readonly shareContext: 'none' | 'blocks' | 'flow';
+  readonly templateStopAtFirstMatch: boolean;
+}
+
+/** What blocks pass on to the blocks after them. */
+export interface SharedValues {
   /** Values shared between blocks (nuclei's template context). */
   readonly context: Map<string, Value>;
   /** `<block id>_<name>` values of earlier responses, visible to operators. */
   readonly previous: Map<string, Value>;
-  /** Share values through `context` (several blocks, or a flow). */
-  readonly shareContext: 'none' | 'blocks' | 'flow';
-  readonly templateStopAtFirstMatch: boolean;
+}
+
+/** What the run found and did so far. */
+export interface RunOutcome {
   readonly events: ResultEvent[];
   readonly failures: RequestFailure[];
   readonly skipped: SkippedRequest[];
@@ -62,9 +78,12 @@ export interface RunState {
   flowError: string | undefined;
   /** The last evaluated response that produced no finding (for `-ms`). */
   lastUnmatched: ResponseFacts | undefined;
-  readonly targetVariableCache: Map<string, ReadonlyMap<string, Value>>;
-  /** The run target's variables, without and with the trailing slash trimmed, once made. */
-  readonly runTargetValues: [ReadonlyMap<string, Value>?, ReadonlyMap<string, Value>?];
+}
+
+/** Target variables, made once per origin (and for the run's own target, once without and with its trailing slash). */
+export interface TargetValueCache {
+  readonly byOrigin: Map<string, ReadonlyMap<string, Value>>;
+  readonly ofRunTarget: [ReadonlyMap<string, Value>?, ReadonlyMap<string, Value>?];
 }
 
 export interface BlockOutcome {
@@ -106,7 +125,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     state,
     block,
     compiled,
-    stopAtFirstMatch: block.stopAtFirstMatch || state.templateStopAtFirstMatch,
+    stopAtFirstMatch: block.stopAtFirstMatch || state.given.templateStopAtFirstMatch,
     hasMatchers: model.matchers.length > 0,
     hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
     flowValue: false,
@@ -132,7 +151,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
 }
 
 function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
-  const { options } = state;
+  const { options } = state.given;
   const maxBodyBytes = block.maxSize ?? options.maxBodyBytes;
   // Optional parts set one by one: made for every block of every run.
   const settings: { -readonly [K in keyof ExchangeSettings]: ExchangeSettings[K] } = {
@@ -143,7 +162,7 @@ function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
     common: {},
   };
   if (options.refuseRedirect !== undefined) settings.refuseRedirect = options.refuseRedirect;
-  if (block.cookieJar) settings.jar = state.jar;
+  if (block.cookieJar) settings.jar = state.given.jar;
   if (options.timeoutMs !== undefined) settings.timeoutMs = options.timeoutMs;
   if (maxBodyBytes !== undefined) settings.maxBodyBytes = maxBodyBytes;
   if (options.signal !== undefined) settings.signal = options.signal;
@@ -152,8 +171,8 @@ function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
 }
 
 function done(run: BlockRun): boolean {
-  if (run.state.options.signal?.aborted === true) run.state.aborted = true;
-  return run.state.aborted || run.stopped || run.ended;
+  if (run.state.given.options.signal?.aborted === true) run.state.outcome.aborted = true;
+  return run.state.outcome.aborted || run.stopped || run.ended;
 }
 
 async function runParallel(run: BlockRun, count: number, threads: number): Promise<void> {
@@ -188,13 +207,18 @@ function runRequest(
   const { state, block } = run;
   const prepared = prepare(run, index, payloads, carry);
   if ('skip' in prepared) {
-    state.skipped.push(prepared.skip);
-    state.options.onRequest?.({ kind: 'skipped', skip: prepared.skip });
+    state.outcome.skipped.push(prepared.skip);
+    state.given.options.onRequest?.({ kind: 'skipped', skip: prepared.skip });
     run.ended = true;
     return undefined;
   }
   if ('invalid' in prepared) {
-    fail(run, { block: block.index, url: state.base.input, kind: 'invalid', message: prepared.invalid });
+    fail(run, {
+      block: block.index,
+      url: state.given.base.input,
+      kind: 'invalid',
+      message: prepared.invalid,
+    });
     return undefined;
   }
   const { built } = prepared;
@@ -214,18 +238,18 @@ function answered(
 ): void {
   const { state, block } = run;
   if (result.kind === 'failed') {
-    if (state.options.signal?.aborted === true) {
-      state.aborted = true;
+    if (state.given.options.signal?.aborted === true) {
+      state.outcome.aborted = true;
       return;
     }
     fail(run, { block: block.index, url: result.url, kind: result.failure, message: result.message });
     return;
   }
-  state.requests++;
+  state.outcome.requests++;
   const last = result.hops.at(-1);
   if (last !== undefined) {
-    state.lastStatus = last.response.statusCode;
-    state.options.onRequest?.({
+    state.outcome.lastStatus = last.response.statusCode;
+    state.given.options.onRequest?.({
       kind: 'sent',
       url: last.url,
       status: last.response.statusCode,
@@ -236,8 +260,8 @@ function answered(
 }
 
 function fail(run: BlockRun, failure: RequestFailure): void {
-  run.state.failures.push(failure);
-  run.state.options.onRequest?.({ kind: 'failed', failure });
+  run.state.outcome.failures.push(failure);
+  run.state.given.options.onRequest?.({ kind: 'failed', failure });
 }
 
 type Prepared =
@@ -257,16 +281,16 @@ function prepare(
 ): Prepared {
   const { state, block, compiled } = run;
   const path = block.requests.kind === 'path' ? compiled.paths[index] : undefined;
-  const target = state.target;
+  const target = state.given.target;
   const requestTarget =
     target !== undefined && path?.port !== undefined ? withPort(target, path.port) : target;
   const scope = requestScope({
-    variables: state.variables,
+    variables: state.given.variables,
     dynamic: firstValues(carry?.dynamic),
-    context: state.context,
+    context: state.shared.context,
     target: targetValues(state, requestTarget, path?.trimTrailingSlash === true),
-    options: state.optionValues,
-    constants: state.constants,
+    options: state.given.optionValues,
+    constants: state.given.constants,
   });
   const { meta, unresolved } = addPayloads(scope, payloads);
   const text = path?.text ?? compiled.raw[index];
@@ -337,7 +361,7 @@ function plainBuildSettings(run: BlockRun): BuildSettings {
 }
 
 function buildSettings(run: BlockRun, blockHeaders: BuildSettings['blockHeaders']): BuildSettings {
-  const { options } = run.state;
+  const { options } = run.state.given;
   return {
     blockHeaders,
     extraHeaders: options.headers ?? [],
@@ -390,17 +414,17 @@ function targetValues(
 ): ReadonlyMap<string, Value> {
   if (target === undefined) return EMPTY;
   const slot = trim ? 1 : 0;
-  if (target === state.target) {
-    const cached = state.runTargetValues[slot];
+  if (target === state.given.target) {
+    const cached = state.targetValues.ofRunTarget[slot];
     if (cached !== undefined) return cached;
   }
   const key = `${target.scheme}://${target.host}|${trim}`;
-  let values = state.targetVariableCache.get(key);
+  let values = state.targetValues.byOrigin.get(key);
   if (values === undefined) {
     values = new Map(Object.entries(targetVariables(target, { trimTrailingSlash: trim })));
-    state.targetVariableCache.set(key, values);
+    state.targetValues.byOrigin.set(key, values);
   }
-  if (target === state.target) state.runTargetValues[slot] = values;
+  if (target === state.given.target) state.targetValues.ofRunTarget[slot] = values;
   return values;
 }
 
@@ -454,7 +478,7 @@ function evaluateChain(
         head: response.rawHeadBytes,
       },
       request: requestDump,
-      host: state.base.input,
+      host: state.given.base.input,
       matched: hop.url,
       durationMs: response.durationMs,
     }).variables;
@@ -464,7 +488,7 @@ function evaluateChain(
     // this response under its indexed names.
     const data = new LayeredScope([
       scope,
-      state.previous,
+      state.shared.previous,
       history ? (carry?.history ?? EMPTY) : EMPTY,
       metaValues,
       own,
@@ -473,9 +497,9 @@ function evaluateChain(
     // Extracted values of a response whose matchers failed are only wanted by a result listener.
     const result = run.compiled.operators.execute(
       { variables: data },
-      state.options.onResult === undefined ? FINDINGS_ONLY : EVERY_RESULT,
+      state.given.options.onResult === undefined ? FINDINGS_ONLY : EVERY_RESULT,
     );
-    state.options.onResult?.({
+    state.given.options.onResult?.({
       block: run.block.index,
       url: hop.url,
       status: response.statusCode,
@@ -496,18 +520,18 @@ function evaluateChain(
       meta,
     });
     if (result.findings.length === 0) {
-      if (state.options.matcherStatus === true) state.lastUnmatched = facts();
+      if (state.given.options.matcherStatus === true) state.outcome.lastUnmatched = facts();
       continue;
     }
     if (run.stopped) return;
-    const timestamp = rfc3339((state.options.now ?? (() => new Date()))());
+    const timestamp = rfc3339((state.given.options.now ?? (() => new Date()))());
     const reported = facts();
     for (const finding of result.findings) {
-      const event = findingEvent(state.base, finding, reported, timestamp);
-      state.events.push(event);
-      state.options.onEvent?.(event);
+      const event = findingEvent(state.given.base, finding, reported, timestamp);
+      state.outcome.events.push(event);
+      state.given.options.onEvent?.(event);
     }
-    state.matched = true;
+    state.outcome.matched = true;
     if (run.stopAtFirstMatch) {
       run.stopped = true;
       return;
@@ -526,20 +550,20 @@ function updateFlowValue(run: BlockRun, result: OperatorResult): void {
 function share(run: BlockRun, own: ReadonlyMap<string, Value>, result: OperatorResult): void {
   const { state, block } = run;
   if (block.id !== undefined) {
-    for (const [name, value] of own) state.previous.set(`${block.id}_${name}`, value);
+    for (const [name, value] of own) state.shared.previous.set(`${block.id}_${name}`, value);
   }
-  if (state.shareContext === 'none') return;
+  if (state.given.shareContext === 'none') return;
   for (const [name, value] of own) {
-    state.context.set(`http_${name}`, value);
-    if (block.id !== undefined) state.context.set(`http_${block.id}_${name}`, value);
+    state.shared.context.set(`http_${name}`, value);
+    if (block.id !== undefined) state.shared.context.set(`http_${block.id}_${name}`, value);
   }
   for (const [name, values] of result.dynamicValues) {
-    if (state.shareContext === 'flow') {
-      state.context.set(name, values.length === 1 ? (values[0] as string) : [...values]);
+    if (state.given.shareContext === 'flow') {
+      state.shared.context.set(name, values.length === 1 ? (values[0] as string) : [...values]);
       continue;
     }
     values.forEach((value, i) => {
-      state.context.set(i === 0 ? name : `${name}${i}`, value);
+      state.shared.context.set(i === 0 ? name : `${name}${i}`, value);
     });
   }
 }

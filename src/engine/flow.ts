@@ -29,17 +29,17 @@ export async function runFlow(state: RunState, template: Template): Promise<void
   const limits: FlowRunLimits = {
     ...DEFAULT_FLOW_LIMITS,
     blockRuns: DEFAULT_FLOW_BLOCK_RUNS,
-    ...state.options.flowLimits,
+    ...state.given.options.flowLimits,
   };
   const outcome = await runFlowScript(
     flow.source,
     flowHost(state, template, limits),
     limits,
-    state.options.signal,
+    state.given.options.signal,
   );
   if (outcome.ok) return;
-  if (outcome.aborted || state.options.signal?.aborted === true) state.aborted = true;
-  else state.flowError ??= outcome.message;
+  if (outcome.aborted || state.given.options.signal?.aborted === true) state.outcome.aborted = true;
+  else state.outcome.flowError ??= outcome.message;
 }
 
 function flowHost(state: RunState, template: Template, limits: FlowRunLimits): FlowHost {
@@ -54,7 +54,7 @@ function flowHost(state: RunState, template: Template, limits: FlowRunLimits): F
         const block = index === undefined ? undefined : template.http[index];
         if (block === undefined) {
           // nuclei reports the bad reference and lets the flow go on with a false result.
-          state.flowError ??= `http(${JSON.stringify(ref)}) names no request block; the template has ${ids.length}`;
+          state.outcome.flowError ??= `http(${JSON.stringify(ref)}) names no request block; the template has ${ids.length}`;
           return matched;
         }
         if (stopped(state)) return false;
@@ -68,17 +68,17 @@ function flowHost(state: RunState, template: Template, limits: FlowRunLimits): F
       return matched;
     },
     set: (name, value) => {
-      state.context.set(name, value);
+      state.shared.context.set(name, value);
     },
     get: (name) => templateValue(state, name),
     names: () => [...templateNames(state)],
-    log: (message) => state.options.onFlowLog?.(message),
+    log: (message) => state.given.options.onFlowLog?.(message),
   };
 }
 
 function stopped(state: RunState): boolean {
-  if (state.options.signal?.aborted === true) state.aborted = true;
-  return state.aborted;
+  if (state.given.options.signal?.aborted === true) state.outcome.aborted = true;
+  return state.outcome.aborted;
 }
 
 /**
@@ -86,33 +86,40 @@ function stopped(state: RunState): boolean {
  * extracted and shared and what `set()` gave, the later winning.
  */
 function templateValue(state: RunState, name: string): FlowValue | undefined {
-  for (const layer of [state.context, state.optionValues, state.constants, state.variables.fixed]) {
+  for (const layer of [
+    state.shared.context,
+    state.given.optionValues,
+    state.given.constants,
+    state.given.variables.fixed,
+  ]) {
     const value = layer.get(name);
     if (value !== undefined) return value;
   }
-  if (!state.variables.lazy.some((variable) => variable.name === name)) return undefined;
+  if (!state.given.variables.lazy.some((variable) => variable.name === name)) return undefined;
   return lazyVariables(state).get(name);
 }
 
 function templateNames(state: RunState): Set<string> {
   return new Set([
-    ...state.variables.fixed.keys(),
-    ...state.variables.lazy.map((variable) => variable.name),
-    ...state.constants.keys(),
-    ...state.optionValues.keys(),
-    ...state.context.keys(),
+    ...state.given.variables.fixed.keys(),
+    ...state.given.variables.lazy.map((variable) => variable.name),
+    ...state.given.constants.keys(),
+    ...state.given.optionValues.keys(),
+    ...state.shared.context.keys(),
   ]);
 }
 
 /** `variables:` that need response values, evaluated with what the flow has so far. */
 function lazyVariables(state: RunState): ReadonlyMap<string, Value> {
   return requestScope({
-    variables: state.variables,
+    variables: state.given.variables,
     dynamic: new Map(),
-    context: state.context,
-    target: new Map(state.target === undefined ? [] : Object.entries(targetVariables(state.target))),
-    options: state.optionValues,
-    constants: state.constants,
+    context: state.shared.context,
+    target: new Map(
+      state.given.target === undefined ? [] : Object.entries(targetVariables(state.given.target)),
+    ),
+    options: state.given.optionValues,
+    constants: state.given.constants,
   });
 }
 

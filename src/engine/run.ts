@@ -32,34 +32,34 @@ export async function runTemplate(
     await runFlow(state, template);
   } else {
     for (const block of template.http) {
-      if (state.aborted || options.signal?.aborted === true) {
-        state.aborted = true;
+      if (state.outcome.aborted || options.signal?.aborted === true) {
+        state.outcome.aborted = true;
         break;
       }
       await runBlock(state, block);
-      if (template.stopAtFirstMatch && state.matched) break;
+      if (template.stopAtFirstMatch && state.outcome.matched) break;
     }
   }
-  if (options.matcherStatus === true && !state.matched && state.lastUnmatched !== undefined) {
+  if (options.matcherStatus === true && !state.outcome.matched && state.outcome.lastUnmatched !== undefined) {
     const event = failureEvent(
-      state.base,
-      state.lastUnmatched,
+      state.given.base,
+      state.outcome.lastUnmatched,
       rfc3339((options.now ?? (() => new Date()))()),
     );
-    state.events.push(event);
+    state.outcome.events.push(event);
     options.onEvent?.(event);
   }
   return {
     templateId: template.id,
     target: target ?? '',
-    matched: state.matched,
-    events: state.events,
-    requests: state.requests,
-    failures: state.failures,
-    skipped: state.skipped,
-    aborted: state.aborted,
-    ...(state.lastStatus === undefined ? {} : { lastStatus: state.lastStatus }),
-    ...(state.flowError === undefined ? {} : { flowError: state.flowError }),
+    matched: state.outcome.matched,
+    events: state.outcome.events,
+    requests: state.outcome.requests,
+    failures: state.outcome.failures,
+    skipped: state.outcome.skipped,
+    aborted: state.outcome.aborted,
+    ...(state.outcome.lastStatus === undefined ? {} : { lastStatus: state.outcome.lastStatus }),
+    ...(state.outcome.flowError === undefined ? {} : { flowError: state.outcome.flowError }),
   };
 }
 
@@ -115,34 +115,36 @@ function initialState(
   const trimmedValues = target?.path.endsWith('/') === false ? targetValues : undefined;
   const fields = inputFields(target);
   return {
-    options,
-    target,
-    base: {
-      templateId: template.id,
-      templatePath: template.file,
-      info: eventInfo(template.info),
-      input,
-      fields,
-      inputPart: inputPart(fields),
+    given: {
+      options,
+      target,
+      base: {
+        templateId: template.id,
+        templatePath: template.file,
+        info: eventInfo(template.info),
+        input,
+        fields,
+        inputPart: inputPart(fields),
+      },
+      jar: new CookieJar(),
+      variables: evaluateTemplateVariables(compiledVariables(template), known),
+      optionValues,
+      constants,
+      shareContext: template.flow !== undefined ? 'flow' : template.http.length > 1 ? 'blocks' : 'none',
+      templateStopAtFirstMatch: template.stopAtFirstMatch,
     },
-    jar: new CookieJar(),
-    variables: evaluateTemplateVariables(compiledVariables(template), known),
-    optionValues,
-    constants,
-    context: new Map(),
-    previous: new Map(),
-    shareContext: template.flow !== undefined ? 'flow' : template.http.length > 1 ? 'blocks' : 'none',
-    templateStopAtFirstMatch: template.stopAtFirstMatch,
-    events: [],
-    failures: [],
-    skipped: [],
-    matched: false,
-    requests: 0,
-    aborted: false,
-    lastStatus: undefined,
-    flowError: undefined,
-    lastUnmatched: undefined,
-    targetVariableCache: new Map(),
-    runTargetValues: [targetValues, trimmedValues],
+    shared: { context: new Map(), previous: new Map() },
+    outcome: {
+      events: [],
+      failures: [],
+      skipped: [],
+      matched: false,
+      requests: 0,
+      aborted: false,
+      lastStatus: undefined,
+      flowError: undefined,
+      lastUnmatched: undefined,
+    },
+    targetValues: { byOrigin: new Map(), ofRunTarget: [targetValues, trimmedValues] },
   };
 }
