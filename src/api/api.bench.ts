@@ -6,7 +6,8 @@ import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import type { BenchSuite, Report } from '../bench/report.js';
 import { importJsonl } from '../importer/index.js';
-import { openStore, type ScratchDatabase, scratchPostgres, scratchSqlite } from '../store/index.js';
+import { openStore } from '../store/index.js';
+import { type ScratchDatabase, scratchPostgres, scratchSqlite } from '../store/testing/scratch.js';
 import { type SeedSize, seed } from './bench/seed.js';
 import type { WorkerData } from './bench/worker.js';
 

@@ -1,5 +1,5 @@
 /**
- * Runs the CLI (`node dist/bench/rss-child.js scan …`) and reports its peak resident set size on
+ * Runs the CLI (`node .bench/bench/rss-child.js scan …`) and reports its peak resident set size on
  * stderr as it exits (`maxrss=<KiB>`), for the scan memory benchmark.
  */
 process.on('exit', () => {

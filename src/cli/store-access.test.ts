@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type StoreLocation } from '../store/index.js';
-import { SCRATCH_PG_SERVER } from '../store/scratch.js';
 import { ENGINES, tablesOf } from '../store/testing/databases.js';
+import { SCRATCH_PG_SERVER } from '../store/testing/scratch.js';
 import { memoryIo } from './io.js';
 import { run } from './program.js';
 

@@ -31,7 +31,7 @@ export { curlCommand } from './curl.js';
 export { type DumpOptions, dumpRawRequest, dumpRequest, dumpResponse } from './dump.js';
 export { TransportError, type TransportErrorKind } from './errors.js';
 export { headerNameProblem, headerValueProblem } from './field.js';
-export { ConcurrencyLimit, limitSend, RateLimiter } from './limit.js';
+export { RateLimiter } from './limit.js';
 export {
   defaultPort,
   type HeaderField,

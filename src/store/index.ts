@@ -47,7 +47,6 @@ export type {
   ScanAuthentication,
 } from './scan-auth.js';
 export { SCAN_SORT_FIELDS, type ScanInput, type ScanQuery, type ScanSortField } from './scans.js';
-export { type ScratchDatabase, scratchPostgres, scratchSqlite } from './scratch.js';
 export { type OpenOptions, openStore, Store } from './store.js';
 export { type EpochMs, formatGoDuration, formatTimestamp } from './time.js';
 export { severityOf, targetOf, vulnHash } from './vuln-hash.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import pg from 'pg';
 import type { StoreLocation } from '../location.js';
-import { type ScratchDatabase, scratchPostgres, scratchSqlite } from '../scratch.js';
+import { type ScratchDatabase, scratchPostgres, scratchSqlite } from './scratch.js';
 
 export type TestDatabase = ScratchDatabase;
 export const sqliteTestDatabase = scratchSqlite;

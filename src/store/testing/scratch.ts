@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { StoreLocation } from './location.js';
+import type { StoreLocation } from '../index.js';
 
 /** A fresh, empty database for a test file or a benchmark; `drop` removes every trace of it. */
 export interface ScratchDatabase {
