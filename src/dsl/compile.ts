@@ -20,7 +20,7 @@ import {
   unimplementedNucleiFunction,
 } from './functions/index.js';
 import { toInt64 } from './functions/numbers.js';
-import { compareGoStrings } from './gotext.js';
+import { compareGoStrings } from './go-strings.js';
 import { closestName } from './names.js';
 import type { BinaryOperator, Node, UnaryOperator } from './parser.js';
 import { ParseError, parse } from './parser.js';

@@ -10,7 +10,7 @@ import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/r
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { transportDispatch } from '../send/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
-import { runTemplate } from './run.js';
+import { runTemplate } from './run-template.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = 3;

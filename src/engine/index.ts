@@ -11,7 +11,7 @@ export {
   type LoginRunnerOptions,
   TemplateLoginRunner,
 } from './login.js';
-export { type RunnableTemplate, runTemplate } from './run.js';
+export { type RunnableTemplate, runTemplate } from './run-template.js';
 export {
   DEFAULT_USER_AGENT,
   type EvaluatedResponse,

@@ -8,7 +8,7 @@ import { chain, type Dispatch, withSecrets } from '../send/index.js';
 import { formatDiagnostic } from '../source/index.js';
 import { hasScheme } from '../targets/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
-import { runTemplate } from './run.js';
+import { runTemplate } from './run-template.js';
 import type { RunOptions, SkippedRequest, TemplateRun } from './types.js';
 
 export interface LoginRunnerOptions {

@@ -1,7 +1,7 @@
 import { DslEvaluationError, type DslValue, toText } from '../dsl/index.js';
 import { compileEach, type ErrorAt, errorsAt, type OperatorError } from './errors.js';
 import { compileExpressions, expressionNames } from './expressions.js';
-import type { Value } from './gotext.js';
+import type { Value } from './go-json.js';
 import { JqQuery } from './jq.js';
 import type { Extractor } from './model.js';
 import { type Evaluation, partNames } from './parts.js';

@@ -1,5 +1,5 @@
 export { formatOperatorError, type OperatorError } from './errors.js';
-export { goJson, type Value } from './gotext.js';
+export { goJson, type Value } from './go-json.js';
 export type {
   Condition,
   Extractor,

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { toText } from '../dsl/index.js';
-import { goJson } from './gotext.js';
+import { goJson } from './go-json.js';
 
 /**
  * jq queries for `json` extractors. nuclei runs them with gojq; keyhole runs jq itself (jq-web: the

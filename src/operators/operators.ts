@@ -1,7 +1,7 @@
 import { replaceInvalidBytes } from '../dsl/index.js';
 import type { OperatorError } from './errors.js';
 import { type CompiledExtractor, compileExtractor } from './extractors.js';
-import type { Value } from './gotext.js';
+import type { Value } from './go-json.js';
 import { type CompiledMatcher, compileMatcher } from './matchers.js';
 import type { Operators } from './model.js';
 import { Evaluation } from './parts.js';

@@ -1,5 +1,5 @@
 import { LayeredScope, textToBytes, toText } from '../dsl/index.js';
-import type { Value } from './gotext.js';
+import type { Value } from './go-json.js';
 import type { ResponseData } from './response.js';
 
 /**

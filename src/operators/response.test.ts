@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bytesToText, replaceInvalidBytes, textToBytes, toText } from '../dsl/index.js';
-import { goJson } from './gotext.js';
+import { goJson } from './go-json.js';
 import {
   indexedResponseData,
   mergeResponseData,

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { bytesToText, ScopeView } from '../dsl/index.js';
 import { type HeaderList, isHeaderName } from '../http/index.js';
-import type { Value } from './gotext.js';
+import type { Value } from './go-json.js';
 
 /**
  * What matchers and extractors look at: nuclei's variables map (`responseToDSLMap`).

@@ -10,6 +10,6 @@ export {
   type RetestSubject,
   retestFindings,
   retestTarget,
-} from './run.js';
+} from './retest-findings.js';
 export { loadStoredTemplate, type StoredTemplate, type StoredTemplateRef } from './stored-template.js';
 export { type FindingIdentity, judge, type RunFacts, type Verdict, type VerdictContext } from './verdict.js';

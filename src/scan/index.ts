@@ -25,7 +25,7 @@ export {
   type ScanProblem,
   type ScanRunSettings,
   type TemplateRunOptions,
-} from './run.js';
+} from './run-scan.js';
 export {
   authenticationFailure,
   executeScan,

@@ -11,7 +11,7 @@ import { HttpClient } from '../http/index.js';
 import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
 import { chain, transportDispatch, withSecrets } from '../send/index.js';
 import { parseTemplate } from '../template/index.js';
-import { runScan } from './run.js';
+import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
 import { type SeenRequest, startHosts, type TestHost } from './testing/hosts.js';
 import { Workspace } from './testing/workspace.js';

@@ -25,7 +25,7 @@ import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
 import { chain, onTheWire, transportDispatch, withSecrets } from '../send/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
 import { AuthLedger } from './auth-ledger.js';
-import { runScan } from './run.js';
+import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);

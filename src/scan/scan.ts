@@ -1,6 +1,6 @@
 import type { AuthFigures, AuthLedger } from './auth-ledger.js';
 import type { ScanRecorder, ScanStart } from './recorder.js';
-import { plannedRuns, runScan, type ScanPlan, type ScanRunSettings } from './run.js';
+import { plannedRuns, runScan, type ScanPlan, type ScanRunSettings } from './run-scan.js';
 
 export interface ScanSettings extends ScanRunSettings {
   readonly recorder: ScanRecorder;

@@ -31,7 +31,7 @@ import {
   withSecrets,
 } from '../send/index.js';
 import { AuthLedger } from './auth-ledger.js';
-import type { TemplateRunOptions } from './run.js';
+import type { TemplateRunOptions } from './run-scan.js';
 import { httpProbe, resolveTarget, type TargetResolution } from './target.js';
 
 /** How a session sends: what the request flags of `keyhole scan` say. */

@@ -1,6 +1,6 @@
 /** `json_minify` and `json_prettify` with the output of Go's encoding/json. */
 import { argumentError } from '../errors.js';
-import { compareGoStrings } from '../gotext.js';
+import { compareGoStrings } from '../go-strings.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -10,7 +10,7 @@ import {
   goTrimCutset,
   goTrimSpace,
   runes,
-} from '../gotext.js';
+} from '../go-strings.js';
 import { type DslValue, isList } from '../value.js';
 import {
   arg,

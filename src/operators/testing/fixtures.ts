@@ -1,5 +1,5 @@
 import type { HeaderList } from '../../http/index.js';
-import type { Value } from '../gotext.js';
+import type { Value } from '../go-json.js';
 import type { Extractor, Matcher, Operators } from '../model.js';
 import { type CompiledOperators, compileOperators } from '../operators.js';
 import { type ResponseData, responseVariables } from '../response.js';
