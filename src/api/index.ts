@@ -1,2 +1,1 @@
-export { ApiError } from './errors.js';
-export { type ApiOptions, buildApi, DEFAULT_RATE_LIMIT } from './server.js';
+export { buildApi, DEFAULT_RATE_LIMIT } from './server.js';

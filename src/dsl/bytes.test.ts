@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byteLength, bytesToText, textToBytes } from './index.js';
+import { byteLength, bytesToText, textToBytes } from './bytes.js';
 import { evaluate } from './testing/evaluate.js';
 import { TOMCAT_FAVICON_BASE64 } from './testing/tomcat-favicon.js';
 

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { functionNames } from './functions/index.js';
 import {
   compileExpression,
   compileTemplateString,
   DslEvaluationError,
   DslSyntaxError,
   type DslValue,
-  functionNames,
 } from './index.js';
 import { REAL_DSL, REAL_TEMPLATE_TEXT } from './testing/real-expressions.js';
 

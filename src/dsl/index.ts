@@ -3,16 +3,10 @@
  * expressions of matchers and extractors. govaluate's syntax and semantics, nuclei's helper functions,
  * Go's byte-string semantics (see bytes.ts for how bytes are held in JavaScript strings).
  */
-export { byteLength, bytesToText, replaceInvalidBytes, textToBytes } from './bytes.js';
+export { bytesToText, replaceInvalidBytes, textToBytes } from './bytes.js';
 export { type CompiledExpression, compileExpression } from './compile.js';
-export { DslEvaluationError, type DslEvaluationErrorKind, DslSyntaxError } from './errors.js';
-export { functionNames } from './functions/index.js';
+export { DslEvaluationError, DslSyntaxError } from './errors.js';
 export { LayeredScope } from './layers.js';
 export { ScopeView } from './scope-view.js';
-export {
-  compileTemplateString,
-  type RenderedText,
-  type TemplateString,
-  type UnresolvedPlaceholder,
-} from './template.js';
-export { type DslValue, toText, type VariableScope } from './value.js';
+export { compileTemplateString, type TemplateString, type UnresolvedPlaceholder } from './template.js';
+export { type DslValue, toText } from './value.js';

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
+import { serializeEvent } from '../event/index.js';
 import { HttpClient } from '../http/index.js';
 import { transportDispatch } from '../send/index.js';
 import { rfc3339 } from './event.js';
-import { runTemplate, serializeEvent } from './index.js';
+import { runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
 import { template } from './testing/templates.js';
 

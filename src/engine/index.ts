@@ -3,19 +3,11 @@
  * result events. Used by the scanner (targets × templates) and by dynamic secrets (login templates).
  */
 
-export { serializeEvent } from '../event/index.js';
-export { TemplateCompileError } from './compiled.js';
-export { eventInfo, rfc3339 } from './event.js';
-export {
-  LoginError,
-  type LoginRunnerOptions,
-  TemplateLoginRunner,
-} from './login.js';
+export { rfc3339 } from './event.js';
+export { LoginError, TemplateLoginRunner } from './login.js';
 export { type RunnableTemplate, runTemplate } from './run-template.js';
 export {
   DEFAULT_USER_AGENT,
-  type EvaluatedResponse,
-  type FlowRunLimits,
   type RequestFailure,
   type RequestOutcome,
   type RunOptions,

@@ -4,8 +4,6 @@ export {
   type FlowHost,
   FlowHostError,
   type FlowLimits,
-  type FlowOutcome,
   type FlowValue,
-  MIN_FLOW_MEMORY_BYTES,
   runFlowScript,
 } from './sandbox.js';

@@ -9,27 +9,18 @@
 
 export { AbortWatch } from './aborts.js';
 export { SendBudget } from './budget.js';
-export {
-  defaultMaxBodyBytes,
-  defaultTimeoutMs,
-  HttpClient,
-  type HttpClientOptions,
-  type RawHttpRequest,
-  type Send,
-  type SendOptions,
-} from './client.js';
+export { HttpClient, type RawHttpRequest, type SendOptions } from './client.js';
 export {
   type CookiePair,
   cookieNameProblem,
   cookieValueProblem,
   mergeCookieHeader,
   parseRawCookie,
-  type RawCookieResult,
 } from './cookie.js';
 export { CookieJar } from './cookie-jar.js';
 export { curlCommand } from './curl.js';
-export { type DumpOptions, dumpRawRequest, dumpRequest, dumpResponse } from './dump.js';
-export { TransportError, type TransportErrorKind } from './errors.js';
+export { dumpRawRequest, dumpRequest, dumpResponse } from './dump.js';
+export { TransportError } from './errors.js';
 export { headerNameProblem, headerValueProblem } from './field.js';
 export { RateLimiter } from './limit.js';
 export {
@@ -40,19 +31,11 @@ export {
   headerValue,
   headerValues,
   isHeaderName,
-  removeHeader,
   type Scheme,
   setHeader,
 } from './message.js';
-export { decodeQueryComponent, encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
+export { encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
 export { RawRequestHead } from './raw.js';
-export {
-  defaultMaxRedirects,
-  type FollowOptions,
-  type Hop,
-  type RedirectPolicy,
-  redirectedRequest,
-  sendFollowingRedirects,
-} from './redirect.js';
+export { type RedirectPolicy, sendFollowingRedirects } from './redirect.js';
 export { authority, requestUrl } from './request-bytes.js';
 export type { HttpResponse } from './response.js';

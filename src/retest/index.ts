@@ -4,12 +4,5 @@
  * finding. `keyhole retest` records the outcomes; `keyhole scan --rescan` reads stored templates
  * the same way.
  */
-export {
-  type RetestOutcome,
-  type RetestSettings,
-  type RetestSubject,
-  retestFindings,
-  retestTarget,
-} from './retest-findings.js';
-export { loadStoredTemplate, type StoredTemplate, type StoredTemplateRef } from './stored-template.js';
-export { type FindingIdentity, judge, type RunFacts, type Verdict, type VerdictContext } from './verdict.js';
+export { type RetestOutcome, type RetestSubject, retestFindings, retestTarget } from './retest-findings.js';
+export { loadStoredTemplate } from './stored-template.js';

@@ -3,36 +3,16 @@
  * flight, a global rate limit, redaction of everything shown or stored, and a recorder told about
  * the scan's life. The command line (`keyhole scan`) builds on this; so can a worker.
  */
-export {
-  type AuthFigures,
-  AuthLedger,
-  type EntryFigures,
-  figuresSince,
-  storedFigures,
-} from './auth-ledger.js';
-export {
-  noRecorder,
-  type ScanProgress,
-  type ScanRecorder,
-  type ScanStart,
-  type ScanTemplateRef,
-} from './recorder.js';
+export { type AuthFigures, figuresSince, storedFigures } from './auth-ledger.js';
+export { noRecorder, type ScanRecorder, type ScanTemplateRef } from './recorder.js';
 export {
   plannedRuns,
   runScan,
-  type ScanListener,
   type ScanPlan,
   type ScanProblem,
-  type ScanRunSettings,
   type TemplateRunOptions,
 } from './run-scan.js';
-export {
-  authenticationFailure,
-  executeScan,
-  INTERRUPTED,
-  type ScanOutcome,
-  type ScanSettings,
-} from './scan.js';
+export { authenticationFailure, executeScan } from './scan.js';
 export {
   PrefetchFailed,
   plannedEntries,
@@ -42,6 +22,6 @@ export {
   withScanSession,
 } from './session.js';
 export { ScanStats } from './stats.js';
-export { StoreRecorder, type StoreRecorderOptions } from './store-recorder.js';
-export { httpProbe, type Probe, resolveTarget, type TargetResolution } from './target.js';
+export { StoreRecorder } from './store-recorder.js';
+export type { TargetResolution } from './target.js';
 export { FindingBatches, SerialWrites } from './writes.js';

@@ -11,11 +11,9 @@ export {
   isRaw,
   type Outgoing,
   Refused,
-  type Sent,
-  type Transport,
   transportDispatch,
 } from './dispatch.js';
 export { rateLimited } from './rate.js';
 export { retrying } from './retries.js';
-export { type SecretObserver, withSecrets } from './secrets.js';
+export { withSecrets } from './secrets.js';
 export { onTheWire } from './wire.js';
