@@ -6,9 +6,9 @@ import { formatTimestamp } from '../store/index.js';
 import { describeTargetProblem, readTargetList } from '../targets/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
-import { existingTeam, withStore } from './store-access.js';
-import { nameOfFile } from './store-options.js';
-import { table } from './table.js';
+import { nameOfFile } from './shared/options.js';
+import { existingTeam, withStore } from './shared/store.js';
+import { table } from './shared/table.js';
 
 /** `keyhole assets upload FILE [--name N]`: the exit code. */
 export async function uploadAssets(

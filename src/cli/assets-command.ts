@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandRegistrar } from './program.js';
-import { dbOption, existingTeamOption, teamOption } from './store-options.js';
+import { dbOption, existingTeamOption, teamOption } from './shared/options.js';
 
 /** `keyhole assets upload FILE [--name N]`, `keyhole assets list`. */
 export const registerAssetCommands: CommandRegistrar = (program: Command, io, setExit) => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandRegistrar } from './program.js';
-import { dbOption } from './store-options.js';
+import { dbOption } from './shared/options.js';
 
 /** `keyhole db migrate`. */
 export const registerDbCommands: CommandRegistrar = (program: Command, io) => {

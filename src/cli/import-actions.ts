@@ -7,8 +7,8 @@ import { describeLocation, isStoreUnavailable, resolveLocation } from '../store/
 import { ExitCode, UserError } from './exit.js';
 import type { ImportOptions } from './import-command.js';
 import type { CliIo } from './io.js';
-import { reasonOf, withStore } from './store-access.js';
-import { nameOfFile } from './store-options.js';
+import { nameOfFile } from './shared/options.js';
+import { reasonOf, withStore } from './shared/store.js';
 
 /** Most severe first, as people read a summary. */
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;

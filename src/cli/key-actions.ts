@@ -2,8 +2,8 @@ import { quote } from '../source/index.js';
 import { formatTimestamp } from '../store/index.js';
 import { UserError } from './exit.js';
 import type { CliIo } from './io.js';
-import { withStore } from './store-access.js';
-import { table } from './table.js';
+import { withStore } from './shared/store.js';
+import { table } from './shared/table.js';
 
 /** `keyhole keys create`. */
 export async function createKey(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandRegistrar } from './program.js';
-import { dbOption, teamOption } from './store-options.js';
+import { dbOption, teamOption } from './shared/options.js';
 
 /** `keyhole keys create|list|revoke`. */
 export const registerKeyCommands: CommandRegistrar = (program: Command, io) => {

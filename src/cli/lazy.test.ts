@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT } from '../api/index.js';
 import { DEFAULT_TEAM } from '../store/index.js';
 import { DEFAULT_RATE_LIMIT_OPTION } from './serve-command.js';
-import { DEFAULT_TEAM_OPTION } from './store-options.js';
+import { DEFAULT_TEAM_OPTION } from './shared/options.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'keyhole-lazy-'));
@@ -64,7 +64,7 @@ describe('starting keyhole', () => {
         modules.join(', '),
       ).toBe(true);
       expect(modules).not.toContain('cli/scan.js');
-      expect(modules).not.toContain('cli/store-access.js');
+      expect(modules).not.toContain('cli/shared/store.js');
     }
   });
 

@@ -11,8 +11,8 @@ import {
 } from '../store/index.js';
 import { UserError } from './exit.js';
 import type { CliIo } from './io.js';
-import { existingTeam, withStore } from './store-access.js';
-import { table } from './table.js';
+import { existingTeam, withStore } from './shared/store.js';
+import { table } from './shared/table.js';
 
 interface ListScansOptions {
   readonly status?: string;

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import type { CommandRegistrar } from './program.js';
-import { dbOption, existingTeamOption } from './store-options.js';
+import { dbOption, existingTeamOption } from './shared/options.js';
 
 const SCANS_HELP = `
 Newest first. FINDINGS counts findings by severity: critical/high/medium/low/info.

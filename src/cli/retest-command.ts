@@ -1,6 +1,5 @@
-import { collect, collectList } from './collect.js';
 import type { CommandRegistrar } from './program.js';
-import { dbOption, existingTeamOption } from './store-options.js';
+import { collect, collectList, dbOption, existingTeamOption } from './shared/options.js';
 
 const HELP = `
 Each finding's template is run again on the target it was found on, exactly as

@@ -18,10 +18,10 @@ import {
   retestJson,
   retestLine,
 } from './retest-output.js';
-import { type RunConfig, type RunFlags, runConfig } from './scan-options.js';
-import { ScanOutput } from './scan-output.js';
-import { readSecrets, withCommandSession } from './scan-session.js';
-import { existingTeam, withStore } from './store-access.js';
+import { type RunConfig, type RunFlags, runConfig } from './shared/request-config.js';
+import { ScanOutput } from './shared/scan-output.js';
+import { readSecrets, withCommandSession } from './shared/session.js';
+import { existingTeam, withStore } from './shared/store.js';
 
 export interface RetestFlags extends RunFlags {
   readonly scan?: string;

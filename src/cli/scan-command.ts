@@ -1,7 +1,6 @@
-import { collect, collectList } from './collect.js';
 import type { CommandRegistrar } from './program.js';
 import type { ScanFlags } from './scan-options.js';
-import { dbOption, givenTeam, teamOption } from './store-options.js';
+import { collect, collectList, dbOption, givenTeam, teamOption } from './shared/options.js';
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,

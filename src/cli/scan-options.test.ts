@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UserError } from './exit.js';
-import { parseHeader, parseVariable, scanConfig } from './scan-options.js';
+import { scanConfig } from './scan-options.js';
+import { parseHeader, parseVariable } from './shared/request-config.js';
 
 describe('scan flags', () => {
   it('have nuclei defaults: 25 runs at once, 150 requests/s, 10 s timeout, 1 retry, redaction and storing on', () => {

@@ -1,29 +1,6 @@
 /** The flags of `keyhole scan`, read into checked values; every mistake is a `UserError` naming its flag. */
-import { type HeaderField, headerNameProblem, headerValueProblem } from '../http/index.js';
-import { DEFAULT_TEAM } from '../store/index.js';
 import { UserError } from './exit.js';
-
-/**
- * The flags every command that sends template requests takes (`scan`, `retest`): secrets, request
- * settings, output and the store, as commander hands them over (repeatable ones collected, numbers
- * still text).
- */
-export interface RunFlags {
-  readonly secretFile?: string[];
-  readonly prefetchSecrets?: boolean;
-  readonly header?: string[];
-  readonly var?: string[];
-  readonly concurrency?: string;
-  readonly rateLimit?: string;
-  readonly timeout?: string;
-  readonly retries?: string;
-  readonly jsonl?: boolean;
-  readonly silent?: boolean;
-  /** False with `--no-redact`. */
-  readonly redact?: boolean;
-  readonly team?: string;
-  readonly db?: string;
-}
+import { numberFlag, type RunConfig, type RunFlags, runConfig } from './shared/request-config.js';
 
 /** The flags of `keyhole scan`. */
 export interface ScanFlags extends RunFlags {
@@ -44,31 +21,6 @@ export interface ScanFlags extends RunFlags {
 /** Targets per chunk of a queued scan (`--chunk-size`). */
 export const DEFAULT_CHUNK_SIZE = 200;
 
-export const DEFAULTS = {
-  concurrency: 25,
-  rateLimit: 150,
-  timeoutSeconds: 10,
-  retries: 1,
-} as const;
-
-/** What the shared flags say, checked. */
-export interface RunConfig {
-  readonly secretFiles: readonly string[];
-  readonly prefetch: boolean;
-  readonly headers: readonly HeaderField[];
-  readonly variables: Readonly<Record<string, string>>;
-  readonly concurrency: number;
-  /** Requests per second; undefined: no limit (`-rl 0`). */
-  readonly rateLimit: number | undefined;
-  readonly timeoutMs: number;
-  readonly retries: number;
-  readonly jsonl: boolean;
-  readonly silent: boolean;
-  readonly redact: boolean;
-  readonly team: string;
-  readonly db: string | undefined;
-}
-
 export interface ScanConfig extends RunConfig {
   /** `-u` values, as given. */
   readonly targets: readonly string[];
@@ -83,30 +35,6 @@ export interface ScanConfig extends RunConfig {
   readonly rescan: string | undefined;
   /** `--queue`: the scan is queued for workers, in chunks of this many targets. */
   readonly queue: { readonly chunkSize: number } | undefined;
-}
-
-export function runConfig(flags: RunFlags): RunConfig {
-  const rateLimit = numberFlag(flags.rateLimit, '-rl/-rate-limit', DEFAULTS.rateLimit, { min: 0 });
-  return {
-    secretFiles: flags.secretFile ?? [],
-    prefetch: flags.prefetchSecrets === true,
-    headers: (flags.header ?? []).map(parseHeader),
-    variables: Object.fromEntries((flags.var ?? []).map(parseVariable)),
-    concurrency: numberFlag(flags.concurrency, '-c/-concurrency', DEFAULTS.concurrency, {
-      min: 1,
-      max: 10_000,
-      integer: true,
-    }),
-    rateLimit: rateLimit === 0 ? undefined : rateLimit,
-    timeoutMs:
-      numberFlag(flags.timeout, '-timeout', DEFAULTS.timeoutSeconds, { min: 0.001, max: 86_400 }) * 1000,
-    retries: numberFlag(flags.retries, '-retries', DEFAULTS.retries, { min: 0, max: 100, integer: true }),
-    jsonl: flags.jsonl === true,
-    silent: flags.silent === true,
-    redact: flags.redact !== false,
-    team: flags.team ?? DEFAULT_TEAM,
-    db: flags.db,
-  };
 }
 
 export function scanConfig(flags: ScanFlags): ScanConfig {
@@ -205,50 +133,4 @@ function checkRescan(config: ScanConfig): void {
     );
   }
   if (!config.store) throw new UserError('--rescan records a new scan in the store; leave out --no-store');
-}
-
-/** A numeric flag's value, `fallback` when not given; out of range or not a number: a `UserError` naming the flag. */
-export function numberFlag(
-  text: string | undefined,
-  flag: string,
-  fallback: number,
-  range: { min: number; max?: number; integer?: boolean },
-): number {
-  if (text === undefined) return fallback;
-  const value = Number(text.trim());
-  const kind = range.integer === true ? 'a whole number' : 'a number';
-  const bounds = range.max === undefined ? `${range.min} or more` : `from ${range.min} to ${range.max}`;
-  if (
-    text.trim() === '' ||
-    !Number.isFinite(value) ||
-    (range.integer === true && !Number.isInteger(value)) ||
-    value < range.min ||
-    (range.max !== undefined && value > range.max)
-  ) {
-    throw new UserError(`${flag} takes ${kind} ${bounds}, got ${JSON.stringify(text)}`);
-  }
-  return value;
-}
-
-/** `-H "Name: value"`. */
-export function parseHeader(text: string): HeaderField {
-  const colon = text.indexOf(':');
-  if (colon <= 0) {
-    throw new UserError(`-H takes "Name: value", got ${JSON.stringify(text)}; e.g. -H "X-Scan: keyhole"`);
-  }
-  const name = text.slice(0, colon).trim();
-  const value = text.slice(colon + 1).trim();
-  const problem = headerNameProblem(name) ?? headerValueProblem(value);
-  if (problem !== undefined) throw new UserError(`-H ${JSON.stringify(text)}: ${problem}`);
-  return [name, value];
-}
-
-/** `-var name=value`. */
-export function parseVariable(text: string): [string, string] {
-  const equals = text.indexOf('=');
-  const name = equals < 0 ? '' : text.slice(0, equals).trim();
-  if (name === '' || /\s/.test(name)) {
-    throw new UserError(`-var takes name=value, got ${JSON.stringify(text)}; e.g. -var username=admin`);
-  }
-  return [name, text.slice(equals + 1)];
 }

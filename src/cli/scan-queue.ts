@@ -1,20 +1,10 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
 import { enqueueScan } from '../queue/index.js';
-import { type AuthEntry, describeLocation, type Store } from '../store/index.js';
+import type { AuthEntry, Store } from '../store/index.js';
 import { type ParsedTemplate, readTemplateText } from '../template/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
-import type { ScanOutput } from './scan-output.js';
-import { storeLocation } from './store-access.js';
-
-/** Workers share queued scans through PostgreSQL only: anything else is refused before any work. */
-export function requireQueueStore(db: string | undefined, io: CliIo, flag: string): void {
-  const location = storeLocation(db, io);
-  if (location.engine === 'postgres') return;
-  throw new UserError(
-    `${flag} needs a PostgreSQL store, shared with the workers: give --db postgres://… (or set KEYHOLE_DB); ${describeLocation(location)} is not one`,
-  );
-}
+import type { ScanOutput } from './shared/scan-output.js';
 
 export interface QueueRequest {
   readonly store: Store;

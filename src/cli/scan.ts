@@ -20,11 +20,16 @@ import { loadTemplates, type ParsedTemplate } from '../template/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { type ScanConfig, type ScanFlags, scanConfig } from './scan-options.js';
-import { ScanOutput } from './scan-output.js';
-import { queueScan, requireQueueStore, templateText } from './scan-queue.js';
-import { type LoadedSecrets, plannedSecretEntries, readSecrets, withCommandSession } from './scan-session.js';
+import { queueScan, templateText } from './scan-queue.js';
 import { ScanTargets, storedAssets } from './scan-targets.js';
-import { existingTeam, withStore } from './store-access.js';
+import { ScanOutput } from './shared/scan-output.js';
+import {
+  type LoadedSecrets,
+  plannedSecretEntries,
+  readSecrets,
+  withCommandSession,
+} from './shared/session.js';
+import { existingTeam, requireQueueStore, withStore } from './shared/store.js';
 
 /** `keyhole scan` with the flags as commander read them. */
 export async function scanCommand(flags: ScanFlags, io: CliIo): Promise<number> {

@@ -1,6 +1,6 @@
-import { collectList } from './collect.js';
 import type { CommandRegistrar } from './program.js';
 import type { CommonOptions, MatchOptions } from './secrets.js';
+import { collectList } from './shared/options.js';
 
 const VALIDATE_EXAMPLES = `
 Every problem is printed as file:line:col: field: message. References ({env: …},

@@ -4,7 +4,7 @@ import { describeLocation } from '../store/index.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import type { ServeOptions } from './serve-command.js';
-import { reasonOf, withStore } from './store-access.js';
+import { reasonOf, withStore } from './shared/store.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
 export async function serve(options: ServeOptions, io: CliIo): Promise<number> {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import type { CommandRegistrar } from './program.js';
-import { dbOption } from './store-options.js';
+import { dbOption } from './shared/options.js';
 
 /** The API's default rate limit, as `--help` shows it; the API's `DEFAULT_RATE_LIMIT` (a test keeps them equal). */
 export const DEFAULT_RATE_LIMIT_OPTION = 600;

@@ -1,6 +1,5 @@
-import { collect, collectList } from './collect.js';
 import type { CommandRegistrar } from './program.js';
-import { dbOption } from './store-options.js';
+import { collect, collectList, dbOption } from './shared/options.js';
 import type { WorkerFlags } from './worker.js';
 
 const EXAMPLES = `

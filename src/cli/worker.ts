@@ -5,11 +5,10 @@ import { runWorker, type WorkerSummary } from '../queue/index.js';
 import { entriesOf } from '../secretfile/index.js';
 import { ExitCode } from './exit.js';
 import type { CliIo } from './io.js';
-import { numberFlag, type RunFlags, runConfig } from './scan-options.js';
-import { ScanOutput } from './scan-output.js';
-import { requireQueueStore } from './scan-queue.js';
-import { readSecrets, withCommandSession } from './scan-session.js';
-import { withStore } from './store-access.js';
+import { numberFlag, type RunFlags, runConfig } from './shared/request-config.js';
+import { ScanOutput } from './shared/scan-output.js';
+import { readSecrets, withCommandSession } from './shared/session.js';
+import { requireQueueStore, withStore } from './shared/store.js';
 
 export interface WorkerFlags extends Omit<RunFlags, 'jsonl'> {
   readonly lease?: string;

@@ -2,11 +2,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type StoreLocation } from '../store/index.js';
-import { ENGINES, tablesOf } from '../store/testing/databases.js';
-import { SCRATCH_PG_SERVER } from '../store/testing/scratch.js';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { openStore, type StoreLocation } from '../../store/index.js';
+import { ENGINES, tablesOf } from '../../store/testing/databases.js';
+import { SCRATCH_PG_SERVER } from '../../store/testing/scratch.js';
+import { memoryIo } from '../io.js';
+import { run } from '../program.js';
 
 const SOME_ID = 'cn5r7t3kd0ssm6bh1f2g';
 

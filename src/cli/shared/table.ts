@@ -1,4 +1,4 @@
-import { printable } from '../source/index.js';
+import { printable } from '../../source/index.js';
 
 /**
  * A plain-text table with aligned columns, for listings in a terminal. Cells hold what users and

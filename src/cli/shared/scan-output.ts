@@ -8,7 +8,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
-import { type ResultEvent, serializeEvent } from '../event/index.js';
+import { type ResultEvent, serializeEvent } from '../../event/index.js';
 import {
   formatFinding,
   formatSummary,
@@ -16,11 +16,11 @@ import {
   ProgressBar,
   type ProgressFigures,
   type ScanSummary,
-} from '../output/index.js';
-import type { ScanProblem } from '../scan/index.js';
-import { printable } from '../source/index.js';
-import { UserError } from './exit.js';
-import type { CliIo } from './io.js';
+} from '../../output/index.js';
+import type { ScanProblem } from '../../scan/index.js';
+import { printable } from '../../source/index.js';
+import { UserError } from '../exit.js';
+import type { CliIo } from '../io.js';
 
 export interface OutputSettings {
   readonly jsonl: boolean;

@@ -1,8 +1,19 @@
 /**
- * The options of commands that touch the store. Kept apart from the store itself so that a
- * command's definition (what `--help` shows) loads without the database drivers.
+ * Options and option readers several commands define alike. Kept apart from what the commands do
+ * (the store, the HTTP client) so that a command's definition (what `--help` shows) loads without
+ * them.
  */
 import { type Command, Option } from 'commander';
+
+/** `-t a -t b` → `[a, b]`. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `-sf a.yaml,b.yaml -sf c.yaml` → `[a.yaml, b.yaml, c.yaml]`. */
+export function collectList(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',').filter((f) => f !== '')];
+}
 
 /** The team of commands run without `--team`; the store's `DEFAULT_TEAM` (a test keeps them equal). */
 export const DEFAULT_TEAM_OPTION = 'default';

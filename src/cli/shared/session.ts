@@ -10,7 +10,7 @@ import {
   type SessionListener,
   type SessionSettings,
   withScanSession,
-} from '../scan/index.js';
+} from '../../scan/index.js';
 import {
   type Coverage,
   type LoginEvent,
@@ -18,11 +18,11 @@ import {
   type Redactor,
   type SecretEntry,
   type SecretSet,
-} from '../secretfile/index.js';
-import { formatDiagnostic } from '../source/index.js';
-import { UserError } from './exit.js';
-import type { CliIo } from './io.js';
-import type { RunConfig } from './scan-options.js';
+} from '../../secretfile/index.js';
+import { formatDiagnostic } from '../../source/index.js';
+import { UserError } from '../exit.js';
+import type { CliIo } from '../io.js';
+import type { RunConfig } from './request-config.js';
 import type { ScanOutput } from './scan-output.js';
 
 export interface LoadedSecrets {

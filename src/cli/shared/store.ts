@@ -9,9 +9,9 @@ import {
   StoreMissingError,
   StoreRequestError,
   type Team,
-} from '../store/index.js';
-import { ExitCode, UserError } from './exit.js';
-import type { CliIo } from './io.js';
+} from '../../store/index.js';
+import { ExitCode, UserError } from '../exit.js';
+import type { CliIo } from '../io.js';
 
 /** How a command uses the store. */
 export interface StoreAccess {
@@ -33,6 +33,15 @@ export function storeLocation(db: string | undefined, io: CliIo): StoreLocation 
     if (error instanceof StoreRequestError) throw new UserError(error.message, ExitCode.usage);
     throw error;
   }
+}
+
+/** Workers share queued scans through PostgreSQL only: anything else is refused before any work. */
+export function requireQueueStore(db: string | undefined, io: CliIo, flag: string): void {
+  const location = storeLocation(db, io);
+  if (location.engine === 'postgres') return;
+  throw new UserError(
+    `${flag} needs a PostgreSQL store, shared with the workers: give --db postgres://… (or set KEYHOLE_DB); ${describeLocation(location)} is not one`,
+  );
 }
 
 /**
