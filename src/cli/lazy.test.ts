@@ -63,7 +63,7 @@ describe('starting keyhole', () => {
         modules.every((m) => m.startsWith('cli/')),
         modules.join(', '),
       ).toBe(true);
-      expect(modules).not.toContain('cli/scan.js');
+      expect(modules).not.toContain('cli/commands/scan/scan.js');
       expect(modules).not.toContain('cli/shared/store.js');
     }
   });

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { acceptSingleDashLongFlags } from './argv.js';
 import { registerAssetCommands } from './assets-command.js';
+import { registerScan } from './commands/scan/command.js';
 import { registerDbCommands } from './db-command.js';
 import { ExitCode, UserError } from './exit.js';
 import { registerImportCommand } from './import-command.js';
@@ -8,7 +9,6 @@ import type { CliIo } from './io.js';
 import { registerKeyCommands } from './keys-command.js';
 import { registerResultCommands } from './results-command.js';
 import { registerRetest } from './retest-command.js';
-import { registerScan } from './scan-command.js';
 import { registerSecrets } from './secrets-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerTemplates } from './templates-command.js';

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { Workspace } from '../scan/testing/workspace.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { Workspace } from '../../../scan/testing/workspace.js';
 
 let basicHost: TestHost;
 let cookieHost: TestHost;

@@ -1,6 +1,6 @@
 /** The flags of `keyhole scan`, read into checked values; every mistake is a `UserError` naming its flag. */
-import { UserError } from './exit.js';
-import { numberFlag, type RunConfig, type RunFlags, runConfig } from './shared/request-config.js';
+import { UserError } from '../../exit.js';
+import { numberFlag, type RunConfig, type RunFlags, runConfig } from '../../shared/request-config.js';
 
 /** The flags of `keyhole scan`. */
 export interface ScanFlags extends RunFlags {

@@ -4,8 +4,8 @@
  * matches, over redirects and absolute URLs too.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SeenRequest, startHosts, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
+import { type SeenRequest, startHosts, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
 
 let hosts: TestHost[];
 let ws: Workspace;

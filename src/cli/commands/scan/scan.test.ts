@@ -2,10 +2,10 @@
 import { mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
+import { memoryIo } from '../../io.js';
+import { run } from '../../program.js';
 
 let host: TestHost;
 let ws: Workspace;

@@ -1,6 +1,6 @@
-import type { CommandRegistrar } from './program.js';
-import type { ScanFlags } from './scan-options.js';
-import { collect, collectList, dbOption, givenTeam, teamOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { collect, collectList, dbOption, givenTeam, teamOption } from '../../shared/options.js';
+import type { ScanFlags } from './config.js';
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,

@@ -5,13 +5,13 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import { openStore, type Store, type StoreLocation } from '../store/index.js';
-import { ENGINES, postgresTestDatabase, type TestDatabase } from '../store/testing/databases.js';
-import { TcpProxy } from '../store/testing/proxy.js';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
+import { openStore, type Store, type StoreLocation } from '../../../store/index.js';
+import { ENGINES, postgresTestDatabase, type TestDatabase } from '../../../store/testing/databases.js';
+import { TcpProxy } from '../../../store/testing/proxy.js';
+import { memoryIo } from '../../io.js';
+import { run } from '../../program.js';
 
 let host: TestHost;
 let ws: Workspace;

@@ -5,8 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SeenRequest, startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
+import { type SeenRequest, startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
 
 /** The app on 127.0.0.1: a form login handing out `session=s<n>`, pages that need a live session. */
 const app = {

@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { printable, quote } from '../source/index.js';
-import type { Store } from '../store/index.js';
-import { checkTarget, describeTargetProblem, readTargetList } from '../targets/index.js';
-import { UserError } from './exit.js';
-import type { CliIo } from './io.js';
+import { printable, quote } from '../../../source/index.js';
+import type { Store } from '../../../store/index.js';
+import { checkTarget, describeTargetProblem, readTargetList } from '../../../targets/index.js';
+import { UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
 
 /**
  * The targets of a scan, in the order given (`-u` values, the `-l` file's lines, then the asset

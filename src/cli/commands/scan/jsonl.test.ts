@@ -10,9 +10,9 @@ import {
   type FieldType,
   hasType,
   INFO_FIELDS,
-} from '../api/testing/fields.js';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { Workspace } from '../scan/testing/workspace.js';
+} from '../../../api/testing/fields.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { Workspace } from '../../../scan/testing/workspace.js';
 
 /** Every field of `object` named in `fields` has its type; returns the names present. */
 function walk(object: Record<string, unknown>, fields: Record<string, FieldType>, where: string): string[] {

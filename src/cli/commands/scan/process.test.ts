@@ -3,11 +3,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import { openStore } from '../store/index.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
+import { openStore } from '../../../store/index.js';
 
-const binary = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist/cli/main.js');
+const binary = join(fileURLToPath(new URL('../../../../', import.meta.url)), 'dist/cli/main.js');
 
 let host: TestHost;
 let ws: Workspace;

@@ -1,10 +1,10 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
-import { enqueueScan } from '../queue/index.js';
-import type { AuthEntry, Store } from '../store/index.js';
-import { type ParsedTemplate, readTemplateText } from '../template/index.js';
-import { ExitCode, UserError } from './exit.js';
-import type { CliIo } from './io.js';
-import type { ScanOutput } from './shared/scan-output.js';
+import { enqueueScan } from '../../../queue/index.js';
+import type { AuthEntry, Store } from '../../../store/index.js';
+import { type ParsedTemplate, readTemplateText } from '../../../template/index.js';
+import { ExitCode, UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import type { ScanOutput } from '../../shared/scan-output.js';
 
 export interface QueueRequest {
   readonly store: Store;

@@ -4,11 +4,11 @@
  * real SQLite file and a real PostgreSQL, read back through the real API.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApi, type ServedDatabase, serveDatabase } from '../api/testing/serve.js';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import type { Store, StoreLocation } from '../store/index.js';
-import { ENGINES } from '../store/testing/databases.js';
+import { type RunningApi, type ServedDatabase, serveDatabase } from '../../../api/testing/serve.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
+import type { Store, StoreLocation } from '../../../store/index.js';
+import { ENGINES } from '../../../store/testing/databases.js';
 
 let host: TestHost;
 let ws: Workspace;
