@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { memoryIo } from '../../io.js';
+import { run } from '../../program.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const binary = join(root, 'dist/cli/main.js');
 
 const VALID = `static:

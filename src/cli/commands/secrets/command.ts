@@ -1,6 +1,7 @@
-import type { CommandRegistrar } from './program.js';
-import type { CommonOptions, MatchOptions } from './secrets.js';
-import { collectList } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { collectList } from '../../shared/options.js';
+import type { MatchOptions } from './match.js';
+import type { CommonOptions } from './validate.js';
 
 const VALIDATE_EXAMPLES = `
 Every problem is printed as file:line:col: field: message. References ({env: …},
@@ -43,7 +44,7 @@ export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
     .option('--templates-dir <dir>', 'where relative login template paths are looked up last')
     .addHelpText('after', VALIDATE_EXAMPLES)
     .action(async (files: string[], options: CommonOptions) => {
-      const { validate } = await import('./secrets.js');
+      const { validate } = await import('./validate.js');
       setExit(await validate(files, options, io));
     });
 
@@ -62,7 +63,7 @@ export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
     .option('--templates-dir <dir>', 'where relative login template paths are looked up last')
     .addHelpText('after', MATCH_EXAMPLES)
     .action(async (urls: string[], options: MatchOptions) => {
-      const { match } = await import('./secrets.js');
+      const { match } = await import('./match.js');
       setExit(await match(urls, options, io));
     });
 };
