@@ -3,6 +3,7 @@ import { acceptSingleDashLongFlags } from './argv.js';
 import { registerAssetCommands } from './assets-command.js';
 import { registerScan } from './commands/scan/command.js';
 import { registerSecrets } from './commands/secrets/command.js';
+import { registerTemplates } from './commands/templates/command.js';
 import { registerDbCommands } from './db-command.js';
 import { ExitCode, UserError } from './exit.js';
 import { registerImportCommand } from './import-command.js';
@@ -11,7 +12,6 @@ import { registerKeyCommands } from './keys-command.js';
 import { registerResultCommands } from './results-command.js';
 import { registerRetest } from './retest-command.js';
 import { registerServeCommand } from './serve-command.js';
-import { registerTemplates } from './templates-command.js';
 import { registerWorker } from './worker-command.js';
 
 /** A command group adds its commands to the program; `setExit` records the exit code of a run. */

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { memoryIo } from '../../io.js';
+import { run } from '../../program.js';
 
 const BROKEN = `id: bad id
 info:

@@ -1,4 +1,4 @@
-import type { CommandRegistrar } from './program.js';
+import type { CommandRegistrar } from '../../program.js';
 
 const EXAMPLES = `
 Examples:
@@ -23,7 +23,7 @@ export const registerTemplates: CommandRegistrar = (program, io, setExit) => {
     .option('--json', 'print one JSON report instead of text')
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: { json?: boolean }) => {
-      const { validateTemplates } = await import('./templates.js');
+      const { validateTemplates } = await import('./validate.js');
       setExit(await validateTemplates(paths, options, io));
     });
 };

@@ -1,7 +1,8 @@
-import { formatDiagnostic, printable } from '../source/index.js';
-import { loadTemplates, type TemplateResult } from '../template/index.js';
-import { ExitCode } from './exit.js';
-import type { CliIo } from './io.js';
+/** `keyhole templates validate PATH…`: every template parsed, its errors and unsupported features reported. */
+import { formatDiagnostic, printable } from '../../../source/index.js';
+import { loadTemplates, type TemplateResult } from '../../../template/index.js';
+import { ExitCode } from '../../exit.js';
+import type { CliIo } from '../../io.js';
 
 /** `keyhole templates validate PATH…`: the exit code. */
 export async function validateTemplates(
