@@ -1,12 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { acceptSingleDashLongFlags } from './argv.js';
 import { registerAssetCommands } from './assets-command.js';
+import { registerImportCommand } from './commands/import/command.js';
 import { registerScan } from './commands/scan/command.js';
 import { registerSecrets } from './commands/secrets/command.js';
 import { registerTemplates } from './commands/templates/command.js';
 import { registerDbCommands } from './db-command.js';
 import { ExitCode, UserError } from './exit.js';
-import { registerImportCommand } from './import-command.js';
 import type { CliIo } from './io.js';
 import { registerKeyCommands } from './keys-command.js';
 import { registerResultCommands } from './results-command.js';

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const binary = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const FIXTURE = fileURLToPath(new URL('../importer/fixtures/nuclei-results.jsonl', import.meta.url));
+const binary = fileURLToPath(new URL('../../../../dist/cli/main.js', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../../importer/fixtures/nuclei-results.jsonl', import.meta.url));
 /** Loaded before the CLI: prints the process's peak resident memory (KiB) as it exits. */
 const REPORT_PEAK_MEMORY = `data:text/javascript,process.on('exit',()=>process.stderr.write('peak-rss-kib='+process.resourceUsage().maxRSS+'\\n'))`;
 

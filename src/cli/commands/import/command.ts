@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { CommandRegistrar } from './program.js';
-import { dbOption, teamOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { dbOption, teamOption } from '../../shared/options.js';
 
 export interface ImportOptions {
   name?: string;
@@ -35,7 +35,7 @@ Examples:
 `,
     )
     .action(async (file: string, options: ImportOptions) => {
-      const { importFile } = await import('./import-actions.js');
+      const { importFile } = await import('./import-file.js');
       setExit(await importFile(file, options, io));
     });
 };

@@ -1,17 +1,15 @@
+/** `keyhole import FILE`: a JSONL file of result events read into a new scan, or added to one. */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type ImportReport, ImportStoppedError, importJsonl } from '../importer/index.js';
-import { printable, quote } from '../source/index.js';
-import { describeLocation, isStoreUnavailable, resolveLocation } from '../store/index.js';
-import { ExitCode, UserError } from './exit.js';
-import type { ImportOptions } from './import-command.js';
-import type { CliIo } from './io.js';
-import { nameOfFile } from './shared/options.js';
-import { reasonOf, withStore } from './shared/store.js';
-
-/** Most severe first, as people read a summary. */
-const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;
+import { ImportStoppedError, importJsonl } from '../../../importer/index.js';
+import { describeLocation, isStoreUnavailable, resolveLocation } from '../../../store/index.js';
+import { ExitCode, UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import { nameOfFile } from '../../shared/options.js';
+import { reasonOf, withStore } from '../../shared/store.js';
+import type { ImportOptions } from './command.js';
+import { printReport } from './report.js';
 
 /** `keyhole import FILE`: the exit code. */
 export async function importFile(file: string, options: ImportOptions, io: CliIo): Promise<number> {
@@ -75,35 +73,4 @@ async function requireFile(path: string, shown: string): Promise<void> {
     if (error instanceof UserError) throw error;
     throw new UserError(`cannot read ${shown}: no such file`);
   }
-}
-
-function printReport(io: CliIo, file: string, report: ImportReport): number {
-  for (const error of report.errors) io.stderr.write(`${printable(file)}:${error.line}: ${error.message}\n`);
-  if (report.badLines > report.errors.length) {
-    io.stderr.write(`${file}: … and ${report.badLines - report.errors.length} more bad lines\n`);
-  }
-  if (report.scan === undefined) {
-    if (report.badLines > 0) {
-      io.stderr.write(`error: no line of ${file} is a result event; nothing imported\n`);
-      return ExitCode.failed;
-    }
-    io.stderr.write(`error: ${file} holds no result events; nothing imported\n`);
-    return ExitCode.usage;
-  }
-  const scan = report.scan;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  io.stdout.write(
-    `imported ${plural(report.imported, 'finding')} into scan ${scan.id} ${quote(scan.name)} (${scan.status})\n`,
-  );
-  io.stdout.write(`  severity: ${SEVERITY_ORDER.map((s) => `${s} ${report.severities[s]}`).join(', ')}\n`);
-  const skipped = [
-    report.duplicates > 0 ? `${report.duplicates} already in the scan` : '',
-    report.unmatched > 0 ? `${report.unmatched} not matched (matcher-status false)` : '',
-    report.badLines > 0 ? plural(report.badLines, 'bad line') : '',
-  ].filter((s) => s !== '');
-  if (skipped.length > 0) io.stdout.write(`  skipped: ${skipped.join(', ')}\n`);
-  io.stdout.write(
-    `  scan totals: ${scan.totalTarget} targets, ${scan.totalTemplate} templates; ${SEVERITY_ORDER.map((s) => `${s} ${scan.severity[s]}`).join(', ')}\n`,
-  );
-  return report.badLines > 0 ? ExitCode.failed : ExitCode.ok;
 }
