@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { acceptSingleDashLongFlags } from './argv.js';
-import { registerAssetCommands } from './assets-command.js';
+import { registerAssetCommands } from './commands/assets/command.js';
 import { registerImportCommand } from './commands/import/command.js';
 import { registerScan } from './commands/scan/command.js';
 import { registerSecrets } from './commands/secrets/command.js';

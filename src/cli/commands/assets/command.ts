@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { CommandRegistrar } from './program.js';
-import { dbOption, existingTeamOption, teamOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { dbOption, existingTeamOption, teamOption } from '../../shared/options.js';
 
 /** `keyhole assets upload FILE [--name N]`, `keyhole assets list`. */
 export const registerAssetCommands: CommandRegistrar = (program: Command, io, setExit) => {
@@ -28,7 +28,7 @@ Examples:
     )
     .action(
       async (file: string, options: { name?: string; skipInvalid?: boolean; team: string; db?: string }) => {
-        const { uploadAssets } = await import('./asset-actions.js');
+        const { uploadAssets } = await import('./upload.js');
         setExit(await uploadAssets(file, options, io));
       },
     );
@@ -39,7 +39,7 @@ Examples:
     .addOption(existingTeamOption())
     .addOption(dbOption())
     .action(async (options: { team: string; db?: string }) => {
-      const { listAssets } = await import('./asset-actions.js');
+      const { listAssets } = await import('./list.js');
       await listAssets(options, io);
     });
 };

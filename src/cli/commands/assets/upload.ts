@@ -1,14 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { printable, quote } from '../source/index.js';
-import { formatTimestamp } from '../store/index.js';
-import { describeTargetProblem, readTargetList } from '../targets/index.js';
-import { ExitCode, UserError } from './exit.js';
-import type { CliIo } from './io.js';
-import { nameOfFile } from './shared/options.js';
-import { existingTeam, withStore } from './shared/store.js';
-import { table } from './shared/table.js';
+import { printable, quote } from '../../../source/index.js';
+import { describeTargetProblem, readTargetList } from '../../../targets/index.js';
+import { ExitCode, UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import { nameOfFile } from '../../shared/options.js';
+import { withStore } from '../../shared/store.js';
 
 /** `keyhole assets upload FILE [--name N]`: the exit code. */
 export async function uploadAssets(
@@ -47,18 +45,4 @@ export async function uploadAssets(
   );
   // Bad lines got here only with --skip-invalid: stored what was asked, they are on stderr.
   return ExitCode.ok;
-}
-
-/** `keyhole assets list`. */
-export async function listAssets(options: { team: string; db?: string }, io: CliIo): Promise<void> {
-  const lists = await withStore(io, options.db, { create: false }, async (store) => {
-    const team = await existingTeam(store, options.team);
-    return store.assets.list(team.id, { offset: 0, limit: 1000 });
-  });
-  io.stdout.write(
-    table(
-      ['ID', 'NAME', 'TARGETS', 'UPLOADED'],
-      lists.map((l) => [l.id, l.name, String(l.assetCount), formatTimestamp(l.uploadedAt)]),
-    ),
-  );
 }
