@@ -1,6 +1,6 @@
 import { Option } from 'commander';
-import type { CommandRegistrar } from './program.js';
-import { dbOption, existingTeamOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { dbOption, existingTeamOption } from '../../shared/options.js';
 
 const SCANS_HELP = `
 Newest first. FINDINGS counts findings by severity: critical/high/medium/low/info.
@@ -45,7 +45,7 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     .addOption(dbOption())
     .addHelpText('after', SCANS_HELP)
     .action(async (options) => {
-      const { listScans } = await import('./results-actions.js');
+      const { listScans } = await import('./list-scans.js');
       await listScans(options, io);
     });
 
@@ -64,7 +64,7 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     .addOption(dbOption())
     .addHelpText('after', FINDINGS_HELP)
     .action(async (options) => {
-      const { listFindings } = await import('./results-actions.js');
+      const { listFindings } = await import('./list-findings.js');
       await listFindings(options, io);
     });
   findings
@@ -76,7 +76,7 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     .addOption(dbOption())
     .addHelpText('after', STATUS_HELP)
     .action(async (status: string, vulnIds: string[], options) => {
-      const { setFindingStatus } = await import('./results-actions.js');
+      const { setFindingStatus } = await import('./set-status.js');
       await setFindingStatus(status, vulnIds, options, io);
     });
 };

@@ -1,0 +1,31 @@
+/** `keyhole findings set-status STATUS VULN_ID…`: triage by hand. */
+import { VULN_STATUSES } from '../../../store/index.js';
+import { UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import { existingTeam, withStore } from '../../shared/store.js';
+import { isVulnStatus } from './filters.js';
+
+/** `keyhole findings set-status STATUS VULN_ID…`: all or nothing, so a typo in one id changes none. */
+export async function setFindingStatus(
+  status: string,
+  vulnIds: readonly string[],
+  options: { team: string; db?: string },
+  io: CliIo,
+): Promise<void> {
+  if (!isVulnStatus(status)) {
+    throw new UserError(`unknown status ${JSON.stringify(status)}; use one of ${VULN_STATUSES.join(', ')}`);
+  }
+  const ids = [...new Set(vulnIds)];
+  await withStore(io, options.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, options.team);
+    const missing: string[] = [];
+    for (const id of ids) if ((await store.findings.get(id, team.id)) === undefined) missing.push(id);
+    if (missing.length > 0) {
+      throw new UserError(
+        `team "${options.team}" has no finding with the id ${missing.join(', ')}; nothing changed (see \`keyhole findings list --scan ID\`)`,
+      );
+    }
+    for (const id of ids) await store.findings.setStatus(id, status);
+  });
+  io.stdout.write(`${ids.length} finding${ids.length === 1 ? '' : 's'} set to ${status}\n`);
+}
