@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { CommandRegistrar } from './program.js';
-import { dbOption, teamOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { dbOption, teamOption } from '../../shared/options.js';
 
 /** `keyhole keys create|list|revoke`. */
 export const registerKeyCommands: CommandRegistrar = (program: Command, io) => {
@@ -27,7 +27,7 @@ Examples:
 `,
     )
     .action(async (options: { name: string; team: string; db?: string }) => {
-      const { createKey } = await import('./key-actions.js');
+      const { createKey } = await import('./create.js');
       await createKey(options, io);
     });
 
@@ -36,7 +36,7 @@ Examples:
     .description('list API keys (never the keys themselves)')
     .addOption(dbOption())
     .action(async (options: { db?: string }) => {
-      const { listKeys } = await import('./key-actions.js');
+      const { listKeys } = await import('./list.js');
       await listKeys(options, io);
     });
 
@@ -46,7 +46,7 @@ Examples:
     .argument('<id>', 'the key id shown by `keys list`')
     .addOption(dbOption())
     .action(async (id: string, options: { db?: string }) => {
-      const { revokeKey } = await import('./key-actions.js');
+      const { revokeKey } = await import('./revoke.js');
       await revokeKey(id, options, io);
     });
 };

@@ -1,0 +1,22 @@
+import { formatTimestamp } from '../../../store/index.js';
+import type { CliIo } from '../../io.js';
+import { withStore } from '../../shared/store.js';
+import { table } from '../../shared/table.js';
+
+/** `keyhole keys list`. */
+export async function listKeys(options: { db?: string }, io: CliIo): Promise<void> {
+  const all = await withStore(io, options.db, { create: false }, (store) => store.keys.list());
+  io.stdout.write(
+    table(
+      ['ID', 'NAME', 'TEAM', 'KEY', 'CREATED', 'STATUS'],
+      all.map((k) => [
+        k.id,
+        k.name,
+        k.teamName,
+        `${k.prefix}…`,
+        formatTimestamp(k.createdAt),
+        k.revokedAt === null ? 'active' : `revoked ${formatTimestamp(k.revokedAt)}`,
+      ]),
+    ),
+  );
+}
