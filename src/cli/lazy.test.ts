@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT } from '../api/index.js';
 import { DEFAULT_TEAM } from '../store/index.js';
-import { DEFAULT_RATE_LIMIT_OPTION } from './serve-command.js';
+import { DEFAULT_RATE_LIMIT_OPTION } from './commands/serve/command.js';
 import { DEFAULT_TEAM_OPTION } from './shared/options.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));

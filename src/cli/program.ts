@@ -6,12 +6,12 @@ import { registerKeyCommands } from './commands/keys/command.js';
 import { registerResultCommands } from './commands/results/command.js';
 import { registerScan } from './commands/scan/command.js';
 import { registerSecrets } from './commands/secrets/command.js';
+import { registerServeCommand } from './commands/serve/command.js';
 import { registerTemplates } from './commands/templates/command.js';
 import { registerDbCommands } from './db-command.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { registerRetest } from './retest-command.js';
-import { registerServeCommand } from './serve-command.js';
 import { registerWorker } from './worker-command.js';
 
 /** A command group adds its commands to the program; `setExit` records the exit code of a run. */

@@ -1,10 +1,10 @@
 import { pino } from 'pino';
-import { buildApi } from '../api/index.js';
-import { describeLocation } from '../store/index.js';
-import { ExitCode, UserError } from './exit.js';
-import type { CliIo } from './io.js';
-import type { ServeOptions } from './serve-command.js';
-import { reasonOf, withStore } from './shared/store.js';
+import { buildApi } from '../../../api/index.js';
+import { describeLocation } from '../../../store/index.js';
+import { ExitCode, UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import { reasonOf, withStore } from '../../shared/store.js';
+import type { ServeOptions } from './command.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
 export async function serve(options: ServeOptions, io: CliIo): Promise<number> {

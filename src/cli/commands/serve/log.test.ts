@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sendOnSocket } from '../api/testing/serve.js';
-import { postgresTestDatabase } from '../store/testing/databases.js';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { sendOnSocket } from '../../../api/testing/serve.js';
+import { postgresTestDatabase } from '../../../store/testing/databases.js';
+import { memoryIo } from '../../io.js';
+import { run } from '../../program.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../../../dist/cli/main.js', import.meta.url));
 
 interface RunningServe {
   readonly url: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import type { CommandRegistrar } from './program.js';
-import { dbOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { dbOption } from '../../shared/options.js';
 
 /** The API's default rate limit, as `--help` shows it; the API's `DEFAULT_RATE_LIMIT` (a test keeps them equal). */
 export const DEFAULT_RATE_LIMIT_OPTION = 600;
@@ -62,7 +62,7 @@ Examples:
 `,
     )
     .action(async (options: ServeOptions) => {
-      const { serve } = await import('./serve-actions.js');
+      const { serve } = await import('./serve.js');
       setExit(await serve(options, io));
     });
 };
