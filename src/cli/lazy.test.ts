@@ -72,7 +72,7 @@ describe('starting keyhole', () => {
     const { packages, modules } = await loaded('db', 'migrate', '--db', join(dir, 'lazy.db'));
     expect(packages).toEqual(expect.arrayContaining(['better-sqlite3', 'kysely']));
     expect(packages).not.toContain('fastify');
-    expect(modules).toContain('cli/db-actions.js');
+    expect(modules).toContain('cli/commands/db/migrate.js');
   });
 
   it('shows the defaults the commands use', () => {

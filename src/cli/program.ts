@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { acceptSingleDashLongFlags } from './argv.js';
 import { registerAssetCommands } from './commands/assets/command.js';
+import { registerDbCommands } from './commands/db/command.js';
 import { registerImportCommand } from './commands/import/command.js';
 import { registerKeyCommands } from './commands/keys/command.js';
 import { registerResultCommands } from './commands/results/command.js';
@@ -8,7 +9,6 @@ import { registerScan } from './commands/scan/command.js';
 import { registerSecrets } from './commands/secrets/command.js';
 import { registerServeCommand } from './commands/serve/command.js';
 import { registerTemplates } from './commands/templates/command.js';
-import { registerDbCommands } from './db-command.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { registerRetest } from './retest-command.js';

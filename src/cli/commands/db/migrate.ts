@@ -1,6 +1,6 @@
-import { describeLocation } from '../store/index.js';
-import type { CliIo } from './io.js';
-import { withStore } from './shared/store.js';
+import { describeLocation } from '../../../store/index.js';
+import type { CliIo } from '../../io.js';
+import { withStore } from '../../shared/store.js';
 
 /** `keyhole db migrate`: creates the store, or upgrades it. */
 export async function migrate(options: { db?: string }, io: CliIo): Promise<void> {

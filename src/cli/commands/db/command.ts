@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { CommandRegistrar } from './program.js';
-import { dbOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { dbOption } from '../../shared/options.js';
 
 /** `keyhole db migrate`. */
 export const registerDbCommands: CommandRegistrar = (program: Command, io) => {
@@ -15,7 +15,7 @@ export const registerDbCommands: CommandRegistrar = (program: Command, io) => {
       '\nExamples:\n  keyhole db migrate\n  keyhole db migrate --db postgres://keyhole@db.internal/keyhole\n',
     )
     .action(async (options: { db?: string }) => {
-      const { migrate } = await import('./db-actions.js');
+      const { migrate } = await import('./migrate.js');
       await migrate(options, io);
     });
 };
