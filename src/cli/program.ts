@@ -9,10 +9,10 @@ import { registerScan } from './commands/scan/command.js';
 import { registerSecrets } from './commands/secrets/command.js';
 import { registerServeCommand } from './commands/serve/command.js';
 import { registerTemplates } from './commands/templates/command.js';
+import { registerWorker } from './commands/worker/command.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { registerRetest } from './retest-command.js';
-import { registerWorker } from './worker-command.js';
 
 /** A command group adds its commands to the program; `setExit` records the exit code of a run. */
 export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: number) => void) => void;

@@ -1,14 +1,14 @@
 /** `keyhole worker`: runs the chunks of queued scans until SIGTERM or Ctrl-C. */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { runWorker, type WorkerSummary } from '../queue/index.js';
-import { entriesOf } from '../secretfile/index.js';
-import { ExitCode } from './exit.js';
-import type { CliIo } from './io.js';
-import { numberFlag, type RunFlags, runConfig } from './shared/request-config.js';
-import { ScanOutput } from './shared/scan-output.js';
-import { readSecrets, withCommandSession } from './shared/session.js';
-import { requireQueueStore, withStore } from './shared/store.js';
+import { runWorker, type WorkerSummary } from '../../../queue/index.js';
+import { entriesOf } from '../../../secretfile/index.js';
+import { ExitCode } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import { numberFlag, type RunFlags, runConfig } from '../../shared/request-config.js';
+import { ScanOutput } from '../../shared/scan-output.js';
+import { readSecrets, withCommandSession } from '../../shared/session.js';
+import { requireQueueStore, withStore } from '../../shared/store.js';
 
 export interface WorkerFlags extends Omit<RunFlags, 'jsonl'> {
   readonly lease?: string;

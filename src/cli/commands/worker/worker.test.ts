@@ -4,13 +4,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueScan } from '../queue/index.js';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import { openStore, type Scan, type Store } from '../store/index.js';
-import { postgresTestDatabase, type TestDatabase } from '../store/testing/databases.js';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { enqueueScan } from '../../../queue/index.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
+import { openStore, type Scan, type Store } from '../../../store/index.js';
+import { postgresTestDatabase, type TestDatabase } from '../../../store/testing/databases.js';
+import { memoryIo } from '../../io.js';
+import { run } from '../../program.js';
 
 const SECRET = 'worker-secret-7d1e';
 let one: TestHost;

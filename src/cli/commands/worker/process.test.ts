@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import { openStore, type Store } from '../store/index.js';
-import { postgresTestDatabase, type TestDatabase } from '../store/testing/databases.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
+import { openStore, type Store } from '../../../store/index.js';
+import { postgresTestDatabase, type TestDatabase } from '../../../store/testing/databases.js';
 
-const binary = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist/cli/main.js');
+const binary = join(fileURLToPath(new URL('../../../../', import.meta.url)), 'dist/cli/main.js');
 
 let host: TestHost;
 let ws: Workspace;

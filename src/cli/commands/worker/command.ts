@@ -1,5 +1,5 @@
-import type { CommandRegistrar } from './program.js';
-import { collect, collectList, dbOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { collect, collectList, dbOption } from '../../shared/options.js';
 import type { WorkerFlags } from './worker.js';
 
 const EXAMPLES = `
