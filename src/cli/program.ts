@@ -5,6 +5,7 @@ import { registerDbCommands } from './commands/db/command.js';
 import { registerImportCommand } from './commands/import/command.js';
 import { registerKeyCommands } from './commands/keys/command.js';
 import { registerResultCommands } from './commands/results/command.js';
+import { registerRetest } from './commands/retest/command.js';
 import { registerScan } from './commands/scan/command.js';
 import { registerSecrets } from './commands/secrets/command.js';
 import { registerServeCommand } from './commands/serve/command.js';
@@ -12,7 +13,6 @@ import { registerTemplates } from './commands/templates/command.js';
 import { registerWorker } from './commands/worker/command.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
-import { registerRetest } from './retest-command.js';
 
 /** A command group adds its commands to the program; `setExit` records the exit code of a run. */
 export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: number) => void) => void;

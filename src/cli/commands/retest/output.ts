@@ -4,11 +4,16 @@
  * stderr.
  */
 import pc from 'picocolors';
-import { serializeEvent } from '../event/index.js';
-import { formatElapsed } from '../output/index.js';
-import type { RetestOutcome } from '../retest/index.js';
-import { printable, quote } from '../source/index.js';
-import { formatTimestamp, isTriagedByHand, type RetestResult, type VulnStatus } from '../store/index.js';
+import { serializeEvent } from '../../../event/index.js';
+import { formatElapsed } from '../../../output/index.js';
+import type { RetestOutcome } from '../../../retest/index.js';
+import { printable, quote } from '../../../source/index.js';
+import {
+  formatTimestamp,
+  isTriagedByHand,
+  type RetestResult,
+  type VulnStatus,
+} from '../../../store/index.js';
 
 type Colours = ReturnType<typeof pc.createColors>;
 

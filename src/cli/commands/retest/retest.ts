@@ -1,59 +1,43 @@
-import { type RetestOutcome, type RetestSubject, retestFindings, retestTarget } from '../retest/index.js';
-import { type ScanSession, ScanStats } from '../scan/index.js';
-import { REDACTED } from '../secretfile/index.js';
+import {
+  type RetestOutcome,
+  type RetestSubject,
+  retestFindings,
+  retestTarget,
+} from '../../../retest/index.js';
+import { type ScanSession, ScanStats } from '../../../scan/index.js';
 import {
   describeLocation,
   type Finding,
-  isId,
   isTriagedByHand,
   type Store,
   type VulnStatus,
-} from '../store/index.js';
-import { ExitCode, UserError } from './exit.js';
-import type { CliIo } from './io.js';
+} from '../../../store/index.js';
+import { ExitCode } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import { ScanOutput } from '../../shared/scan-output.js';
+import { readSecrets, withCommandSession } from '../../shared/session.js';
+import { existingTeam, withStore } from '../../shared/store.js';
+import { type RetestConfig, type RetestFlags, retestConfig } from './config.js';
+import { findingsOfScans, requireSecretsFor, selectFindings } from './findings.js';
 import {
   formatRetestSummary,
   type RetestSummary,
   type RetestTally,
   retestJson,
   retestLine,
-} from './retest-output.js';
-import { type RunConfig, type RunFlags, runConfig } from './shared/request-config.js';
-import { ScanOutput } from './shared/scan-output.js';
-import { readSecrets, withCommandSession } from './shared/session.js';
-import { existingTeam, withStore } from './shared/store.js';
+} from './output.js';
 
-export interface RetestFlags extends RunFlags {
-  readonly scan?: string;
-}
-
-interface RetestConfig extends RunConfig {
-  /** The findings: given vuln ids, or every finding of a scan. */
-  readonly select: { readonly vulnIds: readonly string[] } | { readonly scanId: string };
-}
-
-export function retestConfig(vulnIds: readonly string[], flags: RetestFlags): RetestConfig {
-  const config = runConfig(flags);
-  if (vulnIds.length > 0 && flags.scan !== undefined) {
-    throw new UserError('give vuln ids or --scan SCAN_ID, not both');
-  }
-  if (flags.scan !== undefined) return { ...config, select: { scanId: flags.scan } };
-  if (vulnIds.length === 0) {
-    throw new UserError(
-      'nothing to retest: give the vuln ids of findings, or --scan SCAN_ID for all of a scan',
-    );
-  }
-  const malformed = vulnIds.filter((id) => !isId(id));
-  if (malformed.length > 0) {
-    throw new UserError(
-      `not a vuln id: ${malformed.map((id) => JSON.stringify(id)).join(', ')} (vuln ids are 20 characters of 0-9 and a-v)`,
-    );
-  }
-  return { ...config, select: { vulnIds: [...new Set(vulnIds)] } };
+/** `keyhole retest` with the vuln ids and flags as commander read them. */
+export async function retestCommand(
+  vulnIds: readonly string[],
+  flags: RetestFlags,
+  io: CliIo,
+): Promise<number> {
+  return retest(retestConfig(vulnIds, flags), io);
 }
 
 /** `keyhole retest`: re-runs the findings' templates, records a retest result per finding. */
-export async function retest(config: RetestConfig, io: CliIo): Promise<number> {
+async function retest(config: RetestConfig, io: CliIo): Promise<number> {
   const output = new ScanOutput(io, {
     jsonl: config.jsonl,
     silent: config.silent,
@@ -149,73 +133,6 @@ function printSummary(
   const recorded = tally.matched + tally.notMatched + tally.errors;
   const results = recorded === 1 ? '1 retest result' : `${recorded} retest results`;
   io.stderr.write(`  recorded    ${results} in ${describeLocation(store.location)}\n`);
-}
-
-/** The findings to retest; ids the team has no finding for are named (another team's look the same). */
-async function selectFindings(
-  store: Store,
-  teamId: string,
-  select: RetestConfig['select'],
-): Promise<Finding[]> {
-  if ('scanId' in select) {
-    const scan = await store.scans.get(select.scanId, teamId);
-    if (scan === undefined) throw new UserError(`--scan ${select.scanId}: no scan has that id`);
-    const findings: Finding[] = [];
-    for await (const finding of store.findings.allOfScan(scan.id)) findings.push(finding);
-    return findings;
-  }
-  const found: Finding[] = [];
-  const unknown: string[] = [];
-  for (const id of select.vulnIds) {
-    const finding = await store.findings.get(id, teamId);
-    if (finding === undefined) unknown.push(id);
-    else found.push(finding);
-  }
-  if (unknown.length > 0) {
-    const what = unknown.length === 1 ? 'no finding has the vuln id' : 'no findings have the vuln ids';
-    throw new UserError(`${what} ${unknown.join(', ')}; nothing was retested`);
-  }
-  return found;
-}
-
-/** The vuln hashes of every finding of the findings' scans, by scan (`whole`: the findings are all of one scan). */
-async function findingsOfScans(
-  store: Store,
-  findings: readonly Finding[],
-  whole: boolean,
-): Promise<Map<string, Set<string>>> {
-  const byScan = new Map<string, Set<string>>();
-  if (whole) {
-    for (const finding of findings) {
-      const hashes = byScan.get(finding.scanId) ?? new Set<string>();
-      hashes.add(finding.vulnHash);
-      byScan.set(finding.scanId, hashes);
-    }
-    return byScan;
-  }
-  for (const scanId of new Set(findings.map((f) => f.scanId))) {
-    const hashes = new Set<string>();
-    for await (const finding of store.findings.allOfScan(scanId)) hashes.add(finding.vulnHash);
-    byScan.set(scanId, hashes);
-  }
-  return byScan;
-}
-
-/**
- * A finding whose request carried a secret, retested without `-sf`, would be asked for without it:
- * "not matched" would then mean "not logged in", and the finding would be recorded as fixed.
- */
-function requireSecretsFor(findings: readonly Finding[]): void {
-  const withSecrets = findings.filter((f) => (f.event.request ?? '').includes(REDACTED));
-  const [first] = withSecrets;
-  if (first === undefined) return;
-  const which =
-    withSecrets.length === 1
-      ? `finding ${first.id} was found with a secret (its request shows ${REDACTED})`
-      : `${withSecrets.length} of the findings were found with a secret (their requests show ${REDACTED})`;
-  throw new UserError(
-    `${which}: give the secret files with -sf, or a finding behind a login would be recorded as fixed`,
-  );
 }
 
 async function record(store: Store, outcome: RetestOutcome<Finding | RetestSubject>) {

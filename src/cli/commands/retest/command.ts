@@ -1,5 +1,5 @@
-import type { CommandRegistrar } from './program.js';
-import { collect, collectList, dbOption, existingTeamOption } from './shared/options.js';
+import type { CommandRegistrar } from '../../program.js';
+import { collect, collectList, dbOption, existingTeamOption } from '../../shared/options.js';
 
 const HELP = `
 Each finding's template is run again on the target it was found on, exactly as
@@ -65,7 +65,7 @@ export const registerRetest: CommandRegistrar = (program, io, setExit) => {
     .addOption(dbOption())
     .addHelpText('after', HELP)
     .action(async (vulnIds: string[], flags) => {
-      const { retest, retestConfig } = await import('./retest.js');
-      setExit(await retest(retestConfig(vulnIds, flags), io));
+      const { retestCommand } = await import('./retest.js');
+      setExit(await retestCommand(vulnIds, flags, io));
     });
 };

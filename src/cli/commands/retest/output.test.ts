@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RetestOutcome } from '../retest/index.js';
-import { retestLine } from './retest-output.js';
+import type { RetestOutcome } from '../../../retest/index.js';
+import { retestLine } from './output.js';
 
 /** A finding as an imported file may have left it: its template id and host hold terminal controls. */
 const finding = {

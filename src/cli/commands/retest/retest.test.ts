@@ -6,20 +6,20 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { retestProblems } from '../api/testing/fields.js';
-import { type RunningApi, type ServedDatabase, serveDatabase } from '../api/testing/serve.js';
-import { startHost, type TestHost } from '../scan/testing/hosts.js';
-import { Workspace } from '../scan/testing/workspace.js';
-import { openStore, type Store, type StoreLocation } from '../store/index.js';
+import { retestProblems } from '../../../api/testing/fields.js';
+import { type RunningApi, type ServedDatabase, serveDatabase } from '../../../api/testing/serve.js';
+import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { Workspace } from '../../../scan/testing/workspace.js';
+import { openStore, type Store, type StoreLocation } from '../../../store/index.js';
 import {
   ENGINES,
   postgresTestDatabase,
   sqliteTestDatabase,
   type TestDatabase,
-} from '../store/testing/databases.js';
-import { TcpProxy } from '../store/testing/proxy.js';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+} from '../../../store/testing/databases.js';
+import { TcpProxy } from '../../../store/testing/proxy.js';
+import { memoryIo } from '../../io.js';
+import { run } from '../../program.js';
 
 const SECRET = 'retest-secret-7f7f';
 

@@ -3,10 +3,10 @@
  * a failed login is an error (never "fixed"), and a retest without the secret file is warned about.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SeenRequest, startHost, type TestHost } from '../scan/testing/hosts.js';
-import { pathsTemplate, Workspace } from '../scan/testing/workspace.js';
-import { openStore, type Store } from '../store/index.js';
-import { sqliteTestDatabase, type TestDatabase } from '../store/testing/databases.js';
+import { type SeenRequest, startHost, type TestHost } from '../../../scan/testing/hosts.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
+import { openStore, type Store } from '../../../store/index.js';
+import { sqliteTestDatabase, type TestDatabase } from '../../../store/testing/databases.js';
 
 /** A form login handing out `session=s<n>-…`; `/private/*` answers only to a live session. */
 const app = { logins: 0, sessions: new Set<string>() };
