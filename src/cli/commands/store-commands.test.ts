@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveApi } from '../api/testing/serve.js';
-import { openStore, type StoreLocation } from '../store/index.js';
-import { ENGINES, type TestDatabase } from '../store/testing/databases.js';
-import { memoryIo } from './io.js';
-import { run } from './program.js';
+import { serveApi } from '../../api/testing/serve.js';
+import { openStore, type StoreLocation } from '../../store/index.js';
+import { ENGINES, type TestDatabase } from '../../store/testing/databases.js';
+import { memoryIo } from '../io.js';
+import { run } from '../program.js';
 
-const FIXTURE = fileURLToPath(new URL('../importer/fixtures/nuclei-results.jsonl', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../importer/fixtures/nuclei-results.jsonl', import.meta.url));
 
 function dbArgument(location: StoreLocation): string {
   return location.engine === 'sqlite' ? location.path : location.url;
