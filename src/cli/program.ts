@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError } from '@commander-js/extra-typings';
 import { acceptSingleDashLongFlags } from './argv.js';
 import { registerAssetCommands } from './commands/assets/command.js';
 import { registerDbCommands } from './commands/db/command.js';

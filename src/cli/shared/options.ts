@@ -3,7 +3,18 @@
  * (the store, the HTTP client) so that a command's definition (what `--help` shows) loads without
  * them.
  */
-import { type Command, Option } from 'commander';
+import { type CommandUnknownOpts, type InferOptions, Option } from '@commander-js/extra-typings';
+
+/** The flags object that the command a definition builds hands to its action, as its options type it. */
+export type FlagsOf<Define extends (...args: never[]) => { opts(): unknown }> = ReturnType<
+  ReturnType<Define>['opts']
+>;
+
+/** The flags object one option gives a command's action. */
+export type OptionFlags<O> =
+  O extends Option<infer Usage, infer Preset, infer Default, infer Coerce, infer Mandatory, infer Choices>
+    ? InferOptions<Record<never, never>, Usage, Default, Coerce, Mandatory, Preset, Choices>
+    : never;
 
 /** `-t a -t b` → `[a, b]`. */
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -19,7 +30,7 @@ export function collectList(value: string, previous: string[] | undefined): stri
 export const DEFAULT_TEAM_OPTION = 'default';
 
 /** `--db URL`, on every command that touches the store. */
-export function dbOption(): Option {
+export function dbOption() {
   return new Option(
     '--db <url>',
     'store: postgres://… or postgresql://… for PostgreSQL, else an SQLite file (sqlite:/file: prefix optional); default $KEYHOLE_DB, else .keyhole/keyhole.db',
@@ -27,14 +38,14 @@ export function dbOption(): Option {
 }
 
 /** `--team NAME` on commands that record: the team is created on first use. */
-export function teamOption(): Option {
+export function teamOption() {
   return new Option('--team <name>', 'team the data belongs to (created on first use)').default(
     DEFAULT_TEAM_OPTION,
   );
 }
 
 /** `--team NAME` on commands that use what was recorded: reading a team never creates it. */
-export function existingTeamOption(): Option {
+export function existingTeamOption() {
   return new Option('--team <name>', 'team whose data to use (it must exist)').default(DEFAULT_TEAM_OPTION);
 }
 
@@ -42,10 +53,13 @@ export function existingTeamOption(): Option {
  * `flags` with `team` only when `--team` was given: a command that takes no team's data unless
  * asked (a scan with `--no-store`) can tell the default from a choice; it falls back to the default.
  */
-export function givenTeam<T extends { readonly team?: string }>(command: Command, flags: T): T {
+export function givenTeam<T extends { readonly team?: string }>(
+  command: CommandUnknownOpts,
+  flags: T,
+): Omit<T, 'team'> & { readonly team?: string } {
   if (command.getOptionValueSource('team') !== 'default') return flags;
   const { team: _default, ...rest } = flags;
-  return rest as T;
+  return rest;
 }
 
 /** The `--name` of what a command stores from a file (an import, an asset list) when none is given. */

@@ -5,35 +5,7 @@
 import { type HeaderField, headerNameProblem, headerValueProblem } from '../../http/index.js';
 import { DEFAULT_TEAM } from '../../store/index.js';
 import { UserError } from '../exit.js';
-
-/**
- * The flags every command that sends template requests takes (`scan`, `retest`): secrets, request
- * settings, output and the store, as commander hands them over (repeatable ones collected, numbers
- * still text).
- */
-export interface RunFlags {
-  readonly secretFile?: string[];
-  readonly prefetchSecrets?: boolean;
-  readonly header?: string[];
-  readonly var?: string[];
-  readonly concurrency?: string;
-  readonly rateLimit?: string;
-  readonly timeout?: string;
-  readonly retries?: string;
-  readonly jsonl?: boolean;
-  readonly silent?: boolean;
-  /** False with `--no-redact`. */
-  readonly redact?: boolean;
-  readonly team?: string;
-  readonly db?: string;
-}
-
-export const DEFAULTS = {
-  concurrency: 25,
-  rateLimit: 150,
-  timeoutSeconds: 10,
-  retries: 1,
-} as const;
+import { REQUEST_DEFAULTS, type RunFlags } from './request-options.js';
 
 /** What the shared flags say, checked. */
 export interface RunConfig {
@@ -54,21 +26,26 @@ export interface RunConfig {
 }
 
 export function runConfig(flags: RunFlags): RunConfig {
-  const rateLimit = numberFlag(flags.rateLimit, '-rl/-rate-limit', DEFAULTS.rateLimit, { min: 0 });
+  const rateLimit = numberFlag(flags.rateLimit, '-rl/-rate-limit', REQUEST_DEFAULTS.rateLimit, { min: 0 });
   return {
     secretFiles: flags.secretFile ?? [],
     prefetch: flags.prefetchSecrets === true,
     headers: (flags.header ?? []).map(parseHeader),
     variables: Object.fromEntries((flags.var ?? []).map(parseVariable)),
-    concurrency: numberFlag(flags.concurrency, '-c/-concurrency', DEFAULTS.concurrency, {
+    concurrency: numberFlag(flags.concurrency, '-c/-concurrency', REQUEST_DEFAULTS.concurrency, {
       min: 1,
       max: 10_000,
       integer: true,
     }),
     rateLimit: rateLimit === 0 ? undefined : rateLimit,
     timeoutMs:
-      numberFlag(flags.timeout, '-timeout', DEFAULTS.timeoutSeconds, { min: 0.001, max: 86_400 }) * 1000,
-    retries: numberFlag(flags.retries, '-retries', DEFAULTS.retries, { min: 0, max: 100, integer: true }),
+      numberFlag(flags.timeout, '-timeout', REQUEST_DEFAULTS.timeoutSeconds, { min: 0.001, max: 86_400 }) *
+      1000,
+    retries: numberFlag(flags.retries, '-retries', REQUEST_DEFAULTS.retries, {
+      min: 0,
+      max: 100,
+      integer: true,
+    }),
     jsonl: flags.jsonl === true,
     silent: flags.silent === true,
     redact: flags.redact !== false,

@@ -1,22 +1,8 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { dbOption, existingTeamOption, teamOption } from '../../shared/options.js';
+import { dbOption, existingTeamOption, type FlagsOf, teamOption } from '../../shared/options.js';
 
-/** `keyhole assets upload FILE [--name N]`, `keyhole assets list`. */
-export const registerAssetCommands: CommandRegistrar = (program: Command, io, setExit) => {
-  const assets = program.command('assets').description('asset lists: named lists of targets to scan');
-
-  assets
-    .command('upload')
-    .description('store a target list as a named asset list (scan it with `keyhole scan --asset ID`)')
-    .argument('<file>', 'one target per line: URL, host, host:port, IPv4 or IPv6; # starts a comment')
-    .option('--name <name>', 'name of the asset list (default: the file name)')
-    .option('--skip-invalid', 'store the good lines even when some lines are not targets')
-    .addOption(teamOption())
-    .addOption(dbOption())
-    .addHelpText(
-      'after',
-      `
+const UPLOAD_HELP = `
 Blank lines and # comments are ignored and duplicates dropped. A line that is not a target is
 reported as FILE:LINE and nothing is stored (exit code 1), unless --skip-invalid is given: then
 the good lines are stored and the command exits 0, the bad ones still reported on stderr.
@@ -24,22 +10,43 @@ the good lines are stored and the command exits 0, the bad ones still reported o
 Examples:
   keyhole assets upload hosts.txt --name prod
   keyhole assets upload scope.txt --name partners --team partners --skip-invalid
-`,
-    )
-    .action(
-      async (file: string, options: { name?: string; skipInvalid?: boolean; team: string; db?: string }) => {
-        const { uploadAssets } = await import('./upload.js');
-        setExit(await uploadAssets(file, options, io));
-      },
-    );
+`;
 
-  assets
+function defineUpload(assets: Command) {
+  return assets
+    .command('upload')
+    .description('store a target list as a named asset list (scan it with `keyhole scan --asset ID`)')
+    .argument('<file>', 'one target per line: URL, host, host:port, IPv4 or IPv6; # starts a comment')
+    .option('--name <name>', 'name of the asset list (default: the file name)')
+    .option('--skip-invalid', 'store the good lines even when some lines are not targets')
+    .addOption(teamOption())
+    .addOption(dbOption())
+    .addHelpText('after', UPLOAD_HELP);
+}
+
+function defineList(assets: Command) {
+  return assets
     .command('list')
     .description("list the team's asset lists, newest first")
     .addOption(existingTeamOption())
-    .addOption(dbOption())
-    .action(async (options: { team: string; db?: string }) => {
-      const { listAssets } = await import('./list.js');
-      await listAssets(options, io);
-    });
+    .addOption(dbOption());
+}
+
+/** The flags of `keyhole assets upload`, as its definition types them. */
+export type UploadFlags = FlagsOf<typeof defineUpload>;
+
+/** The flags of `keyhole assets list`, as its definition types them. */
+export type ListFlags = FlagsOf<typeof defineList>;
+
+/** `keyhole assets upload FILE [--name N]`, `keyhole assets list`. */
+export const registerAssetCommands: CommandRegistrar = (program, io, setExit) => {
+  const assets = program.command('assets').description('asset lists: named lists of targets to scan');
+  defineUpload(assets).action(async (file, flags) => {
+    const { uploadAssets } = await import('./upload.js');
+    setExit(await uploadAssets(file, flags, io));
+  });
+  defineList(assets).action(async (flags) => {
+    const { listAssets } = await import('./list.js');
+    await listAssets(flags, io);
+  });
 };

@@ -7,13 +7,10 @@ import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { nameOfFile } from '../../shared/options.js';
 import { withStore } from '../../shared/store.js';
+import type { UploadFlags } from './command.js';
 
 /** `keyhole assets upload FILE [--name N]`: the exit code. */
-export async function uploadAssets(
-  file: string,
-  options: { name?: string; skipInvalid?: boolean; team: string; db?: string },
-  io: CliIo,
-): Promise<number> {
+export async function uploadAssets(file: string, options: UploadFlags, io: CliIo): Promise<number> {
   const path = resolve(io.cwd, file);
   const isFile = await stat(path).then(
     (s) => s.isFile(),

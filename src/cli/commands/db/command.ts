@@ -1,11 +1,10 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { dbOption } from '../../shared/options.js';
+import { dbOption, type FlagsOf } from '../../shared/options.js';
 
-/** `keyhole db migrate`. */
-export const registerDbCommands: CommandRegistrar = (program: Command, io) => {
-  const db = program.command('db').description('manage the store');
-  db.command('migrate')
+function defineMigrate(db: Command) {
+  return db
+    .command('migrate')
     .description(
       'create or upgrade the store schema (commands that record create it on first use; commands that read upgrade one that exists)',
     )
@@ -13,9 +12,17 @@ export const registerDbCommands: CommandRegistrar = (program: Command, io) => {
     .addHelpText(
       'after',
       '\nExamples:\n  keyhole db migrate\n  keyhole db migrate --db postgres://keyhole@db.internal/keyhole\n',
-    )
-    .action(async (options: { db?: string }) => {
-      const { migrate } = await import('./migrate.js');
-      await migrate(options, io);
-    });
+    );
+}
+
+/** The flags of `keyhole db migrate`, as its definition types them. */
+export type MigrateFlags = FlagsOf<typeof defineMigrate>;
+
+/** `keyhole db migrate`. */
+export const registerDbCommands: CommandRegistrar = (program, io) => {
+  const db = program.command('db').description('manage the store');
+  defineMigrate(db).action(async (flags) => {
+    const { migrate } = await import('./migrate.js');
+    await migrate(flags, io);
+  });
 };

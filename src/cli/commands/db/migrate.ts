@@ -1,9 +1,10 @@
 import { describeLocation } from '../../../store/index.js';
 import type { CliIo } from '../../io.js';
 import { withStore } from '../../shared/store.js';
+import type { MigrateFlags } from './command.js';
 
 /** `keyhole db migrate`: creates the store, or upgrades it. */
-export async function migrate(options: { db?: string }, io: CliIo): Promise<void> {
+export async function migrate(options: MigrateFlags, io: CliIo): Promise<void> {
   await withStore(io, options.db, { create: true, migrate: false }, async (store) => {
     const applied = await store.migrate();
     const where = describeLocation(store.location);

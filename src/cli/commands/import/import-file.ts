@@ -8,11 +8,11 @@ import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { nameOfFile } from '../../shared/options.js';
 import { reasonOf, withStore } from '../../shared/store.js';
-import type { ImportOptions } from './command.js';
+import type { ImportFlags } from './command.js';
 import { printReport } from './report.js';
 
 /** `keyhole import FILE`: the exit code. */
-export async function importFile(file: string, options: ImportOptions, io: CliIo): Promise<number> {
+export async function importFile(file: string, options: ImportFlags, io: CliIo): Promise<number> {
   if (options.name !== undefined && options.scan !== undefined) {
     throw new UserError('give either --name (new scan) or --scan (add to an existing one), not both');
   }

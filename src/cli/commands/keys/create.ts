@@ -1,12 +1,10 @@
 import { quote } from '../../../source/index.js';
 import type { CliIo } from '../../io.js';
 import { withStore } from '../../shared/store.js';
+import type { CreateFlags } from './command.js';
 
 /** `keyhole keys create`. */
-export async function createKey(
-  options: { name: string; team: string; db?: string },
-  io: CliIo,
-): Promise<void> {
+export async function createKey(options: CreateFlags, io: CliIo): Promise<void> {
   const { key, secret } = await withStore(io, options.db, { create: true }, async (store) => {
     const team = await store.teams.ensure(options.team);
     return store.keys.create({ teamId: team.id, name: options.name });

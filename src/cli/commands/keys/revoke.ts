@@ -1,9 +1,10 @@
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { withStore } from '../../shared/store.js';
+import type { RevokeFlags } from './command.js';
 
 /** `keyhole keys revoke ID`. */
-export async function revokeKey(id: string, options: { db?: string }, io: CliIo): Promise<void> {
+export async function revokeKey(id: string, options: RevokeFlags, io: CliIo): Promise<void> {
   const key = await withStore(io, options.db, { create: false }, async (store) => {
     const before = await store.keys.get(id);
     if (before === undefined) throw new UserError(`no API key has the id ${id} (see \`keyhole keys list\`)`);

@@ -1,6 +1,6 @@
-import { Option } from 'commander';
+import { type Command, Option } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { dbOption, existingTeamOption } from '../../shared/options.js';
+import { dbOption, existingTeamOption, type FlagsOf } from '../../shared/options.js';
 
 const SCANS_HELP = `
 Newest first. FINDINGS counts findings by severity: critical/high/medium/low/info.
@@ -28,10 +28,8 @@ Example:
   keyhole findings set-status false_positive cn5r8a3kd0ssm6bh1f30 cn5r8a3kd0ssm6bh1f3g
 `;
 
-/** `keyhole scans list`, `keyhole findings list|set-status`: the store's results from the terminal. */
-export const registerResultCommands: CommandRegistrar = (program, io) => {
-  const scans = program.command('scans').description('scans kept in the store');
-  scans
+function defineScansList(scans: Command) {
+  return scans
     .command('list')
     .description("list the team's scans, newest first")
     .option(
@@ -43,14 +41,11 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     .option('--json', 'one JSON object per scan and line')
     .addOption(existingTeamOption())
     .addOption(dbOption())
-    .addHelpText('after', SCANS_HELP)
-    .action(async (options) => {
-      const { listScans } = await import('./list-scans.js');
-      await listScans(options, io);
-    });
+    .addHelpText('after', SCANS_HELP);
+}
 
-  const findings = program.command('findings').description('findings kept in the store');
-  findings
+function defineFindingsList(findings: Command) {
+  return findings
     .command('list')
     .description("list a scan's findings with their vuln ids")
     .requiredOption('--scan <scan-id>', 'the scan whose findings to list')
@@ -62,21 +57,43 @@ export const registerResultCommands: CommandRegistrar = (program, io) => {
     .option('--json', 'one JSON object per finding and line')
     .addOption(existingTeamOption())
     .addOption(dbOption())
-    .addHelpText('after', FINDINGS_HELP)
-    .action(async (options) => {
-      const { listFindings } = await import('./list-findings.js');
-      await listFindings(options, io);
-    });
-  findings
+    .addHelpText('after', FINDINGS_HELP);
+}
+
+function defineSetStatus(findings: Command) {
+  return findings
     .command('set-status')
     .description('triage: set the vuln status of findings')
     .argument('<status>', 'the new status')
     .argument('<vuln-ids...>', 'vuln ids of the findings')
     .addOption(existingTeamOption())
     .addOption(dbOption())
-    .addHelpText('after', STATUS_HELP)
-    .action(async (status: string, vulnIds: string[], options) => {
-      const { setFindingStatus } = await import('./set-status.js');
-      await setFindingStatus(status, vulnIds, options, io);
-    });
+    .addHelpText('after', STATUS_HELP);
+}
+
+/** The flags of `keyhole scans list`, as its definition types them. */
+export type ScansListFlags = FlagsOf<typeof defineScansList>;
+
+/** The flags of `keyhole findings list`, as its definition types them. */
+export type FindingsListFlags = FlagsOf<typeof defineFindingsList>;
+
+/** The flags of `keyhole findings set-status`, as its definition types them. */
+export type SetStatusFlags = FlagsOf<typeof defineSetStatus>;
+
+/** `keyhole scans list`, `keyhole findings list|set-status`: the store's results from the terminal. */
+export const registerResultCommands: CommandRegistrar = (program, io) => {
+  const scans = program.command('scans').description('scans kept in the store');
+  defineScansList(scans).action(async (flags) => {
+    const { listScans } = await import('./list-scans.js');
+    await listScans(flags, io);
+  });
+  const findings = program.command('findings').description('findings kept in the store');
+  defineFindingsList(findings).action(async (flags) => {
+    const { listFindings } = await import('./list-findings.js');
+    await listFindings(flags, io);
+  });
+  defineSetStatus(findings).action(async (status, vulnIds, flags) => {
+    const { setFindingStatus } = await import('./set-status.js');
+    await setFindingStatus(status, vulnIds, flags, io);
+  });
 };

@@ -5,19 +5,11 @@ import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { existingTeam, withStore } from '../../shared/store.js';
 import { table } from '../../shared/table.js';
+import type { FindingsListFlags } from './command.js';
 import { commaList, isVulnStatus } from './filters.js';
 
-interface ListFindingsOptions {
-  readonly scan: string;
-  readonly severity?: string;
-  readonly status?: string;
-  readonly json?: boolean;
-  readonly team: string;
-  readonly db?: string;
-}
-
 /** `keyhole findings list --scan ID`: read a page at a time, printed as it comes. */
-export async function listFindings(options: ListFindingsOptions, io: CliIo): Promise<void> {
+export async function listFindings(options: FindingsListFlags, io: CliIo): Promise<void> {
   const severities = commaList(options.severity, '--severity', SEVERITY_NAMES, isSeverity);
   const statuses = commaList(options.status, '--status', VULN_STATUSES, isVulnStatus);
   const keep = (f: Finding) =>

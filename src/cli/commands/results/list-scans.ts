@@ -11,19 +11,11 @@ import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { existingTeam, withStore } from '../../shared/store.js';
 import { table } from '../../shared/table.js';
+import type { ScansListFlags } from './command.js';
 import { commaList, pageLimit } from './filters.js';
 
-interface ListScansOptions {
-  readonly status?: string;
-  readonly search?: string;
-  readonly limit: string;
-  readonly json?: boolean;
-  readonly team: string;
-  readonly db?: string;
-}
-
 /** `keyhole scans list`. */
-export async function listScans(options: ListScansOptions, io: CliIo): Promise<void> {
+export async function listScans(options: ScansListFlags, io: CliIo): Promise<void> {
   const statuses = commaList(options.status, '--status', SCAN_STATUSES, isScanStatus);
   const limit = pageLimit(options.limit);
   const search = options.search ?? '';

@@ -3,13 +3,14 @@ import { VULN_STATUSES } from '../../../store/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { existingTeam, withStore } from '../../shared/store.js';
+import type { SetStatusFlags } from './command.js';
 import { isVulnStatus } from './filters.js';
 
 /** `keyhole findings set-status STATUS VULN_ID…`: all or nothing, so a typo in one id changes none. */
 export async function setFindingStatus(
   status: string,
   vulnIds: readonly string[],
-  options: { team: string; db?: string },
+  options: SetStatusFlags,
   io: CliIo,
 ): Promise<void> {
   if (!isVulnStatus(status)) {

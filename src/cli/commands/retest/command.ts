@@ -1,5 +1,12 @@
+import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { collect, collectList, dbOption, existingTeamOption } from '../../shared/options.js';
+import { dbOption, existingTeamOption, type FlagsOf } from '../../shared/options.js';
+import {
+  addRequestOptions,
+  jsonlOption,
+  noRedactOption,
+  silentOption,
+} from '../../shared/request-options.js';
 
 const HELP = `
 Each finding's template is run again on the target it was found on, exactly as
@@ -40,32 +47,31 @@ Examples:
   $ keyhole retest --scan cn5r7t3kd0ssm6bh1f2g -j | jq -r 'select(.result_type=="not_matched") | .vuln_id'
 `;
 
-/** `keyhole retest VULN_ID… | --scan SCAN_ID`; the work is loaded when the command runs. */
-export const registerRetest: CommandRegistrar = (program, io, setExit) => {
-  program
+function defineRetest(program: Command) {
+  const command = program
     .command('retest')
     .description("run findings' templates on their targets again and record whether they still match")
     .argument('[vuln-ids...]', 'vuln ids of the findings to retest')
-    .option('--scan <scan-id>', 'retest every finding of this scan')
-    .option('--sf, --secret-file <files>', 'secret file; repeat or give a comma list (also -sf)', collectList)
-    .option(
-      '--ps, --prefetch-secrets',
-      'log in, before the retests, for every dynamic secret that applies to a target (also -ps)',
-    )
-    .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
-    .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
-    .option('-c, --concurrency <n>', 'template runs at once (default 25)')
-    .option('--rl, --rate-limit <n>', 'requests per second for all the retests; 0: no limit (default 150)')
-    .option('--timeout <seconds>', 'time limit of one request (default 10)')
-    .option('--retries <n>', 'times a request that failed in transport is sent again (default 1)')
-    .option('-j, --jsonl', 'each recorded retest result as a JSON line')
-    .option('--silent', 'print the results only')
-    .option('--no-redact', 'show and record secret values instead of [REDACTED]')
+    .option('--scan <scan-id>', 'retest every finding of this scan');
+  return addRequestOptions(command, {
+    prefetch: 'before the retests, for every dynamic secret that applies to a target',
+    rateLimitScope: 'all the retests',
+  })
+    .addOption(jsonlOption('each recorded retest result as a JSON line'))
+    .addOption(silentOption('print the results only'))
+    .addOption(noRedactOption('show and record secret values instead of [REDACTED]'))
     .addOption(existingTeamOption())
     .addOption(dbOption())
-    .addHelpText('after', HELP)
-    .action(async (vulnIds: string[], flags) => {
-      const { retestCommand } = await import('./retest.js');
-      setExit(await retestCommand(vulnIds, flags, io));
-    });
+    .addHelpText('after', HELP);
+}
+
+/** The flags of `keyhole retest`, as its definition types them. */
+export type RetestFlags = FlagsOf<typeof defineRetest>;
+
+/** `keyhole retest VULN_ID… | --scan SCAN_ID`; the work is loaded when the command runs. */
+export const registerRetest: CommandRegistrar = (program, io, setExit) => {
+  defineRetest(program).action(async (vulnIds, flags) => {
+    const { retestCommand } = await import('./retest.js');
+    setExit(await retestCommand(vulnIds, flags, io));
+  });
 };

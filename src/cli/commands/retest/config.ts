@@ -1,11 +1,8 @@
 /** The flags and arguments of `keyhole retest`, read into checked values. */
 import { isId } from '../../../store/index.js';
 import { UserError } from '../../exit.js';
-import { type RunConfig, type RunFlags, runConfig } from '../../shared/request-config.js';
-
-export interface RetestFlags extends RunFlags {
-  readonly scan?: string;
-}
+import { type RunConfig, runConfig } from '../../shared/request-config.js';
+import type { RetestFlags } from './command.js';
 
 export interface RetestConfig extends RunConfig {
   /** The findings: given vuln ids, or every finding of a scan. */

@@ -17,7 +17,8 @@ import type { CliIo } from '../../io.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { readSecrets, withCommandSession } from '../../shared/session.js';
 import { existingTeam, withStore } from '../../shared/store.js';
-import { type RetestConfig, type RetestFlags, retestConfig } from './config.js';
+import type { RetestFlags } from './command.js';
+import { type RetestConfig, retestConfig } from './config.js';
 import { findingsOfScans, requireSecretsFor, selectFindings } from './findings.js';
 import {
   formatRetestSummary,

@@ -1,6 +1,12 @@
+import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { collect, collectList, dbOption, givenTeam, teamOption } from '../../shared/options.js';
-import type { ScanFlags } from './config.js';
+import { collect, dbOption, type FlagsOf, givenTeam, teamOption } from '../../shared/options.js';
+import {
+  addRequestOptions,
+  jsonlOption,
+  noRedactOption,
+  silentOption,
+} from '../../shared/request-options.js';
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
@@ -49,39 +55,45 @@ Examples:
   $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
 `;
 
-export const registerScan: CommandRegistrar = (program, io, setExit) => {
+/** Targets per chunk of a queued scan (`--chunk-size`). */
+export const DEFAULT_CHUNK_SIZE = 200;
+
+function defineScan(program: Command) {
   const command = program
     .command('scan')
     .description('scan targets with nuclei-format templates, authenticated by secret files')
     .option('-u, --target <url>', 'target URL or host (repeatable)', collect)
     .option('-l, --list <file>', 'file of targets, one per line')
     .option('--asset <id>', 'targets of a stored asset list (repeatable)', collect)
-    .option('-t, --templates <path>', 'template file or folder, searched recursively (repeatable)', collect)
-    .option('--sf, --secret-file <files>', 'secret file; repeat or give a comma list (also -sf)', collectList)
-    .option(
-      '--ps, --prefetch-secrets',
-      'log in, before any scan request, for every dynamic secret that applies to a target (also -ps)',
-    )
-    .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
-    .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
-    .option('-c, --concurrency <n>', 'template runs at once (default 25)')
-    .option('--rl, --rate-limit <n>', 'requests per second for the whole scan; 0: no limit (default 150)')
-    .option('--timeout <seconds>', 'time limit of one request (default 10)')
-    .option('--retries <n>', 'times a request that failed in transport is sent again (default 1)')
+    .option('-t, --templates <path>', 'template file or folder, searched recursively (repeatable)', collect);
+  return addRequestOptions(command, {
+    prefetch: 'before any scan request, for every dynamic secret that applies to a target',
+    rateLimitScope: 'the whole scan',
+  })
     .option('-o, --output <file>', 'write findings to a file as well')
-    .option('-j, --jsonl', 'findings as JSONL (nuclei result events)')
-    .option('--silent', 'print findings only (and the errors that mean the scan is not what was asked)')
+    .addOption(jsonlOption('findings as JSONL (nuclei result events)'))
+    .addOption(silentOption('print findings only (and the errors that mean the scan is not what was asked)'))
     .option('--ms, --matcher-status', 'also print template runs that matched nothing')
-    .option('--no-redact', 'show secret values in output instead of [REDACTED]')
+    .addOption(noRedactOption('show secret values in output instead of [REDACTED]'))
     .option('--name <name>', 'name of the scan in the store (default: its first target)')
     .option('--no-store', 'do not record the scan in the store')
     .option('--rescan <scan-id>', "run a stored scan's targets and templates again, as a new scan")
     .option('--queue', 'queue the scan for keyhole worker processes (PostgreSQL store); prints its id')
-    .option('--chunk-size <n>', 'with --queue: targets per chunk a worker takes at a time (default 200)')
+    .option(
+      '--chunk-size <n>',
+      `with --queue: targets per chunk a worker takes at a time (default ${DEFAULT_CHUNK_SIZE})`,
+    )
     .addOption(teamOption())
     .addOption(dbOption())
     .addHelpText('after', EXAMPLES);
-  command.action(async (flags: ScanFlags) => {
+}
+
+/** The flags of `keyhole scan`, as its definition types them. */
+export type ScanFlags = FlagsOf<typeof defineScan>;
+
+export const registerScan: CommandRegistrar = (program, io, setExit) => {
+  const command = defineScan(program);
+  command.action(async (flags) => {
     const { scanCommand } = await import('./scan.js');
     setExit(await scanCommand(givenTeam(command, flags), io));
   });

@@ -1,25 +1,7 @@
 /** The flags of `keyhole scan`, read into checked values; every mistake is a `UserError` naming its flag. */
 import { UserError } from '../../exit.js';
-import { numberFlag, type RunConfig, type RunFlags, runConfig } from '../../shared/request-config.js';
-
-/** The flags of `keyhole scan`. */
-export interface ScanFlags extends RunFlags {
-  readonly target?: string[];
-  readonly list?: string;
-  readonly asset?: string[];
-  readonly templates?: string[];
-  readonly output?: string;
-  readonly matcherStatus?: boolean;
-  readonly name?: string;
-  /** False with `--no-store`. */
-  readonly store?: boolean;
-  readonly rescan?: string;
-  readonly queue?: boolean;
-  readonly chunkSize?: string;
-}
-
-/** Targets per chunk of a queued scan (`--chunk-size`). */
-export const DEFAULT_CHUNK_SIZE = 200;
+import { numberFlag, type RunConfig, runConfig } from '../../shared/request-config.js';
+import { DEFAULT_CHUNK_SIZE, type ScanFlags } from './command.js';
 
 export interface ScanConfig extends RunConfig {
   /** `-u` values, as given. */
@@ -37,7 +19,10 @@ export interface ScanConfig extends RunConfig {
   readonly queue: { readonly chunkSize: number } | undefined;
 }
 
-export function scanConfig(flags: ScanFlags): ScanConfig {
+/** The flags given: `--team` left out when it was not given (see givenTeam). */
+type GivenFlags = Partial<ScanFlags>;
+
+export function scanConfig(flags: GivenFlags): ScanConfig {
   const config: ScanConfig = {
     ...runConfig(flags),
     targets: flags.target ?? [],
@@ -60,7 +45,7 @@ export function scanConfig(flags: ScanFlags): ScanConfig {
  * `--no-store` records nothing, so the flags that say how to record a scan would be ignored: they
  * are refused instead. `--team` and `--db` still choose where `--asset` reads its list.
  */
-function checkNoStore(flags: ScanFlags): void {
+function checkNoStore(flags: GivenFlags): void {
   const readsAssets = (flags.asset ?? []).length > 0;
   const ignored = [
     flags.name !== undefined ? '--name' : undefined,
@@ -78,7 +63,7 @@ function checkNoStore(flags: ScanFlags): void {
  * `--queue`: the scan runs on workers, with their own secrets and request settings, so the flags
  * that shape requests or print findings would do nothing here and are refused rather than ignored.
  */
-function queueConfig(flags: ScanFlags): ScanConfig['queue'] {
+function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
   if (flags.queue !== true) {
     if (flags.chunkSize !== undefined) throw new UserError('--chunk-size goes with --queue');
     return undefined;

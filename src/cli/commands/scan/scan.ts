@@ -16,7 +16,8 @@ import type { CliIo } from '../../io.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { plannedSecretEntries, readSecrets, withCommandSession } from '../../shared/session.js';
 import { existingTeam, requireQueueStore, withStore } from '../../shared/store.js';
-import { type ScanConfig, type ScanFlags, scanConfig } from './config.js';
+import type { ScanFlags } from './command.js';
+import { type ScanConfig, scanConfig } from './config.js';
 import { readGiven, type ScanInputs } from './inputs.js';
 import { queueScan, templateText } from './queue.js';
 import { storedScanInputs } from './rescan.js';
@@ -24,7 +25,7 @@ import { authSummary, summaryOf } from './summary.js';
 import { storedAssets } from './targets.js';
 
 /** `keyhole scan` with the flags as commander read them. */
-export async function scanCommand(flags: ScanFlags, io: CliIo): Promise<number> {
+export async function scanCommand(flags: Partial<ScanFlags>, io: CliIo): Promise<number> {
   return scan(scanConfig(flags), io);
 }
 

@@ -1,7 +1,6 @@
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { collectList } from '../../shared/options.js';
-import type { MatchOptions } from './match.js';
-import type { CommonOptions } from './validate.js';
+import { collectList, type FlagsOf } from '../../shared/options.js';
 
 const VALIDATE_EXAMPLES = `
 Every problem is printed as file:line:col: field: message. References ({env: …},
@@ -27,28 +26,25 @@ Examples:
   $ keyhole secrets match -sf secrets.yaml https://app.example.com --reveal --json
 `;
 
-export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
-  const secrets = program
-    .command('secrets')
-    .description('check secret files and see which secret a URL gets')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ keyhole secrets validate secrets.yaml\n  $ keyhole secrets match -sf secrets.yaml https://app.example.com/\n',
-    );
+/** `--json` and `--templates-dir`, which validate and match take alike. */
+function addReadingOptions<Args extends unknown[], Opts extends OptionValues, Global extends OptionValues>(
+  command: Command<Args, Opts, Global>,
+) {
+  return command
+    .option('--json', 'print the result as JSON')
+    .option('--templates-dir <dir>', 'where relative login template paths are looked up last');
+}
 
-  secrets
+function defineValidate(secrets: Command) {
+  const command = secrets
     .command('validate')
     .description('check secret files and report every problem with its position')
-    .argument('<files...>', 'secret files (.yaml, .yml or .json)')
-    .option('--json', 'print the result as JSON')
-    .option('--templates-dir <dir>', 'where relative login template paths are looked up last')
-    .addHelpText('after', VALIDATE_EXAMPLES)
-    .action(async (files: string[], options: CommonOptions) => {
-      const { validate } = await import('./validate.js');
-      setExit(await validate(files, options, io));
-    });
+    .argument('<files...>', 'secret files (.yaml, .yml or .json)');
+  return addReadingOptions(command).addHelpText('after', VALIDATE_EXAMPLES);
+}
 
-  secrets
+function defineMatch(secrets: Command) {
+  const command = secrets
     .command('match')
     .description('show which secret each URL gets and what it adds to the request')
     .argument('<urls...>', 'URLs (https:// is assumed when no scheme is given)')
@@ -58,12 +54,30 @@ export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
       collectList,
       [],
     )
-    .option('--reveal', 'show secret values instead of [REDACTED]')
-    .option('--json', 'print the result as JSON')
-    .option('--templates-dir <dir>', 'where relative login template paths are looked up last')
-    .addHelpText('after', MATCH_EXAMPLES)
-    .action(async (urls: string[], options: MatchOptions) => {
-      const { match } = await import('./match.js');
-      setExit(await match(urls, options, io));
-    });
+    .option('--reveal', 'show secret values instead of [REDACTED]');
+  return addReadingOptions(command).addHelpText('after', MATCH_EXAMPLES);
+}
+
+/** The flags of `keyhole secrets validate`, as its definition types them. */
+export type ValidateFlags = FlagsOf<typeof defineValidate>;
+
+/** The flags of `keyhole secrets match`, as its definition types them. */
+export type MatchFlags = FlagsOf<typeof defineMatch>;
+
+export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
+  const secrets = program
+    .command('secrets')
+    .description('check secret files and see which secret a URL gets')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ keyhole secrets validate secrets.yaml\n  $ keyhole secrets match -sf secrets.yaml https://app.example.com/\n',
+    );
+  defineValidate(secrets).action(async (files, flags) => {
+    const { validate } = await import('./validate.js');
+    setExit(await validate(files, flags, io));
+  });
+  defineMatch(secrets).action(async (urls, flags) => {
+    const { match } = await import('./match.js');
+    setExit(await match(urls, flags, io));
+  });
 };

@@ -15,12 +15,7 @@ import {
 import { formatDiagnostic, quote } from '../../../source/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
-import type { CommonOptions } from './validate.js';
-
-export interface MatchOptions extends CommonOptions {
-  readonly secretFile?: string[];
-  readonly reveal?: boolean;
-}
+import type { MatchFlags } from './command.js';
 
 interface MatchResult {
   readonly url: string;
@@ -44,8 +39,8 @@ interface Additions {
   readonly url?: string;
 }
 
-export async function match(urls: readonly string[], options: MatchOptions, io: CliIo): Promise<number> {
-  const files = options.secretFile ?? [];
+export async function match(urls: readonly string[], options: MatchFlags, io: CliIo): Promise<number> {
+  const files = options.secretFile;
   if (files.length === 0) throw new UserError('give at least one secret file with -sf FILE');
   const parsed = urls.map((text) => parseUrl(text));
   const result = await loadSecretFiles(files, {

@@ -4,13 +4,9 @@ import { type LoadResult, loadSecretFiles } from '../../../secretfile/index.js';
 import { type Diagnostic, formatDiagnostic, printable } from '../../../source/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import type { ValidateFlags } from './command.js';
 
-export interface CommonOptions {
-  readonly json?: boolean;
-  readonly templatesDir?: string;
-}
-
-export async function validate(files: readonly string[], options: CommonOptions, io: CliIo): Promise<number> {
+export async function validate(files: readonly string[], options: ValidateFlags, io: CliIo): Promise<number> {
   const result = await loadSecretFiles(files, {
     cwd: io.cwd,
     env: io.env,

@@ -1,7 +1,6 @@
-import type { Command } from 'commander';
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { dbOption } from '../../shared/options.js';
+import { dbOption, type FlagsOf } from '../../shared/options.js';
 
 /** The API's default rate limit, as `--help` shows it; the API's `DEFAULT_RATE_LIMIT` (a test keeps them equal). */
 export const DEFAULT_RATE_LIMIT_OPTION = 600;
@@ -15,18 +14,20 @@ function integer(min: number, max: number) {
   };
 }
 
-export interface ServeOptions {
-  host: string;
-  port: number;
-  rateLimit: number;
-  cache: boolean;
-  logLevel: string;
-  db?: string;
-}
+const HELP = `
+Logs are JSON lines on stdout, without credentials: request headers are never logged, and of a
+query string only the API's own parameters keep their values. SIGINT or SIGTERM stops the
+server after the requests in flight. GET /healthz needs no key; GET /openapi.json describes the API.
+The store must exist: keyhole db migrate creates an empty one.
 
-/** `keyhole serve`: the read-only `/v1` API, until SIGINT or SIGTERM. */
-export const registerServeCommand: CommandRegistrar = (program: Command, io, setExit) => {
-  program
+Examples:
+  keyhole serve
+  keyhole serve --host 0.0.0.0 --port 9000 --db postgres://keyhole@db.internal/keyhole
+  curl -H "X-API-Key: $API_KEY" 'http://127.0.0.1:8080/v1/scans?status=running,finished&limit=20'
+`;
+
+function defineServe(program: Command) {
+  return program
     .command('serve')
     .description('serve the read-only /v1 API (scans, assets, retest) over the store')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -47,22 +48,16 @@ export const registerServeCommand: CommandRegistrar = (program: Command, io, set
         .default('info'),
     )
     .addOption(dbOption())
-    .addHelpText(
-      'after',
-      `
-Logs are JSON lines on stdout, without credentials: request headers are never logged, and of a
-query string only the API's own parameters keep their values. SIGINT or SIGTERM stops the
-server after the requests in flight. GET /healthz needs no key; GET /openapi.json describes the API.
-The store must exist: keyhole db migrate creates an empty one.
+    .addHelpText('after', HELP);
+}
 
-Examples:
-  keyhole serve
-  keyhole serve --host 0.0.0.0 --port 9000 --db postgres://keyhole@db.internal/keyhole
-  curl -H "X-API-Key: $API_KEY" 'http://127.0.0.1:8080/v1/scans?status=running,finished&limit=20'
-`,
-    )
-    .action(async (options: ServeOptions) => {
-      const { serve } = await import('./serve.js');
-      setExit(await serve(options, io));
-    });
+/** The flags of `keyhole serve`, as its definition types them. */
+export type ServeFlags = FlagsOf<typeof defineServe>;
+
+/** `keyhole serve`: the read-only `/v1` API, until SIGINT or SIGTERM. */
+export const registerServeCommand: CommandRegistrar = (program, io, setExit) => {
+  defineServe(program).action(async (flags) => {
+    const { serve } = await import('./serve.js');
+    setExit(await serve(flags, io));
+  });
 };

@@ -4,10 +4,10 @@ import { describeLocation } from '../../../store/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { reasonOf, withStore } from '../../shared/store.js';
-import type { ServeOptions } from './command.js';
+import type { ServeFlags } from './command.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
-export async function serve(options: ServeOptions, io: CliIo): Promise<number> {
+export async function serve(options: ServeFlags, io: CliIo): Promise<number> {
   await withStore(io, options.db, { create: false }, async (store) => {
     const logger = pino({ level: options.logLevel }, { write: (line: string) => io.stdout.write(line) });
     const app = await buildApi({ store, logger, rateLimit: options.rateLimit, cache: options.cache });

@@ -1,4 +1,6 @@
+import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
+import type { FlagsOf } from '../../shared/options.js';
 
 const EXAMPLES = `
 Examples:
@@ -11,19 +13,25 @@ Each template is reported as OK, as an error (file:line:col, field and how to fi
 Exit code: 0 when no template has an error, 1 otherwise.
 `;
 
+function defineValidate(templates: Command) {
+  return templates
+    .command('validate')
+    .description('Check templates: parse every file, report errors with positions and unsupported features')
+    .argument('<paths...>', 'template files or folders (searched recursively for .yaml/.yml)')
+    .option('--json', 'print one JSON report instead of text')
+    .addHelpText('after', EXAMPLES);
+}
+
+/** The flags of `keyhole templates validate`, as its definition types them. */
+export type ValidateFlags = FlagsOf<typeof defineValidate>;
+
 /** `keyhole templates validate PATH…`. */
 export const registerTemplates: CommandRegistrar = (program, io, setExit) => {
   const templates = program
     .command('templates')
     .description('check nuclei-format templates: parse errors and unsupported features');
-  templates
-    .command('validate')
-    .description('Check templates: parse every file, report errors with positions and unsupported features')
-    .argument('<paths...>', 'template files or folders (searched recursively for .yaml/.yml)')
-    .option('--json', 'print one JSON report instead of text')
-    .addHelpText('after', EXAMPLES)
-    .action(async (paths: string[], options: { json?: boolean }) => {
-      const { validateTemplates } = await import('./validate.js');
-      setExit(await validateTemplates(paths, options, io));
-    });
+  defineValidate(templates).action(async (paths, flags) => {
+    const { validateTemplates } = await import('./validate.js');
+    setExit(await validateTemplates(paths, flags, io));
+  });
 };

@@ -3,11 +3,12 @@ import { formatDiagnostic, printable } from '../../../source/index.js';
 import { loadTemplates, type TemplateResult } from '../../../template/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import type { ValidateFlags } from './command.js';
 
 /** `keyhole templates validate PATH…`: the exit code. */
 export async function validateTemplates(
   paths: readonly string[],
-  options: { readonly json?: boolean },
+  options: ValidateFlags,
   io: CliIo,
 ): Promise<number> {
   const results = await loadTemplates(paths);

@@ -1,6 +1,7 @@
+import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { collect, collectList, dbOption } from '../../shared/options.js';
-import type { WorkerFlags } from './worker.js';
+import { dbOption, type FlagsOf } from '../../shared/options.js';
+import { addRequestOptions, noRedactOption, silentOption } from '../../shared/request-options.js';
 
 const EXAMPLES = `
 A worker takes chunks of scans queued with "keyhole scan --queue" from the
@@ -29,30 +30,45 @@ Examples:
   $ keyhole worker --db postgres://keyhole@db/keyhole --team red -sf red-secrets.yaml
 `;
 
-export const registerWorker: CommandRegistrar = (program, io, setExit) => {
+/** How a worker holds and looks for work unless told otherwise. */
+export const WORKER_DEFAULTS = {
+  leaseSeconds: 30,
+  pollSeconds: 2,
+  maxAttempts: 3,
+} as const;
+
+function defineWorker(program: Command) {
   const command = program
     .command('worker')
-    .description('run the chunks of scans queued with scan --queue, until stopped')
-    .option('--sf, --secret-file <files>', 'secret file; repeat or give a comma list (also -sf)', collectList)
+    .description('run the chunks of scans queued with scan --queue, until stopped');
+  return addRequestOptions(command, {
+    prefetch: 'before taking work, for every dynamic secret that has an input',
+    rateLimitScope: 'this worker',
+  })
+    .addOption(noRedactOption('store findings with secret values instead of [REDACTED]'))
+    .addOption(silentOption('print nothing but errors that stop the worker'))
     .option(
-      '--ps, --prefetch-secrets',
-      'log in, before taking work, for every dynamic secret that has an input (also -ps)',
+      '--lease <seconds>',
+      `how long a chunk stays this worker's without renewal (default ${WORKER_DEFAULTS.leaseSeconds})`,
     )
-    .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
-    .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
-    .option('-c, --concurrency <n>', 'template runs at once (default 25)')
-    .option('--rl, --rate-limit <n>', 'requests per second for this worker; 0: no limit (default 150)')
-    .option('--timeout <seconds>', 'time limit of one request (default 10)')
-    .option('--retries <n>', 'times a request that failed in transport is sent again (default 1)')
-    .option('--no-redact', 'store findings with secret values instead of [REDACTED]')
-    .option('--silent', 'print nothing but errors that stop the worker')
-    .option('--lease <seconds>', "how long a chunk stays this worker's without renewal (default 30)")
-    .option('--poll <seconds>', 'wait between looks for work when there is none (default 2)')
-    .option('--max-attempts <n>', 'tries of a failing chunk before its scan fails (default 3)')
+    .option(
+      '--poll <seconds>',
+      `wait between looks for work when there is none (default ${WORKER_DEFAULTS.pollSeconds})`,
+    )
+    .option(
+      '--max-attempts <n>',
+      `tries of a failing chunk before its scan fails (default ${WORKER_DEFAULTS.maxAttempts})`,
+    )
     .option('--team <name>', "run only this team's scans (default: every team's)")
     .addOption(dbOption())
     .addHelpText('after', EXAMPLES);
-  command.action(async (flags: WorkerFlags) => {
+}
+
+/** The flags of `keyhole worker`, as its definition types them. */
+export type WorkerFlags = FlagsOf<typeof defineWorker>;
+
+export const registerWorker: CommandRegistrar = (program, io, setExit) => {
+  defineWorker(program).action(async (flags) => {
     const { workerCommand } = await import('./worker.js');
     setExit(await workerCommand(flags, io));
   });

@@ -5,22 +5,23 @@ import { runWorker, type WorkerSummary } from '../../../queue/index.js';
 import { entriesOf } from '../../../secretfile/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
-import { numberFlag, type RunFlags, runConfig } from '../../shared/request-config.js';
+import { numberFlag, runConfig } from '../../shared/request-config.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { readSecrets, withCommandSession } from '../../shared/session.js';
 import { requireQueueStore, withStore } from '../../shared/store.js';
-
-export interface WorkerFlags extends Omit<RunFlags, 'jsonl'> {
-  readonly lease?: string;
-  readonly poll?: string;
-  readonly maxAttempts?: string;
-}
+import { WORKER_DEFAULTS, type WorkerFlags } from './command.js';
 
 export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<number> {
   const config = runConfig(flags);
-  const leaseMs = numberFlag(flags.lease, '--lease', 30, { min: 0.1, max: 86_400 }) * 1000;
-  const pollMs = numberFlag(flags.poll, '--poll', 2, { min: 0.05, max: 3600 }) * 1000;
-  const maxAttempts = numberFlag(flags.maxAttempts, '--max-attempts', 3, { min: 1, max: 100, integer: true });
+  const leaseMs =
+    numberFlag(flags.lease, '--lease', WORKER_DEFAULTS.leaseSeconds, { min: 0.1, max: 86_400 }) * 1000;
+  const pollMs =
+    numberFlag(flags.poll, '--poll', WORKER_DEFAULTS.pollSeconds, { min: 0.05, max: 3600 }) * 1000;
+  const maxAttempts = numberFlag(flags.maxAttempts, '--max-attempts', WORKER_DEFAULTS.maxAttempts, {
+    min: 1,
+    max: 100,
+    integer: true,
+  });
   requireQueueStore(config.db, io, 'keyhole worker');
   const output = new ScanOutput(io, {
     jsonl: false,
