@@ -13,6 +13,7 @@ import { registerTemplates } from './commands/templates/command.js';
 import { registerWorker } from './commands/worker/command.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
+import { messageOf } from './shared/errors.js';
 
 /** A command group adds its commands to the program; `setExit` records the exit code of a run. */
 export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
@@ -78,8 +79,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       // --help and --version end with exit code 0; usage errors are printed below.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`error: ${(await escaping()).printable(message)}\n`);
+    io.stderr.write(`error: ${(await escaping()).printable(messageOf(error))}\n`);
     return error instanceof UserError ? error.exitCode : ExitCode.failed;
   } finally {
     if (usageErrors !== '') io.stderr.write((await escaping()).printableLines(usageErrors));

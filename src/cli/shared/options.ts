@@ -61,8 +61,3 @@ export function givenTeam<T extends { readonly team?: string }>(
   const { team: _default, ...rest } = flags;
   return rest;
 }
-
-/** The `--name` of what a command stores from a file (an import, an asset list) when none is given. */
-export function nameOfFile(file: string): string {
-  return file.split(/[\\/]/).at(-1) || file;
-}

@@ -20,7 +20,8 @@ import {
 import type { ScanProblem } from '../../scan/index.js';
 import { printable } from '../../source/index.js';
 import { UserError } from '../exit.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, colourFor } from '../io.js';
+import { messageOf } from './errors.js';
 
 export interface OutputSettings {
   readonly jsonl: boolean;
@@ -40,9 +41,8 @@ export class ScanOutput {
     private readonly io: CliIo,
     private readonly settings: OutputSettings,
   ) {
-    const colour = io.env.NO_COLOR === undefined || io.env.NO_COLOR === '';
-    this.colourOut = colour && io.stdout.isTTY;
-    this.colourErr = colour && io.stderr.isTTY;
+    this.colourOut = colourFor(io, io.stdout);
+    this.colourErr = colourFor(io, io.stderr);
   }
 
   /** Opens the `-o` file (truncating it): once the configuration is known to be good. */
@@ -214,5 +214,5 @@ function codeOf(error: unknown): string {
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'it is a folder';
   if (code === 'ENOSPC') return 'no space left on the device';
-  return code ?? (error instanceof Error ? error.message : String(error));
+  return code ?? messageOf(error);
 }

@@ -24,6 +24,7 @@ import { UserError } from '../exit.js';
 import type { CliIo } from '../io.js';
 import type { RunConfig } from './request-config.js';
 import type { ScanOutput } from './scan-output.js';
+import { plural } from './words.js';
 
 export interface LoadedSecrets {
   readonly set: SecretSet;
@@ -173,10 +174,6 @@ function reportLogin(
       output.alert(`${entry.label}: ${event.reason}`);
       return;
   }
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** First Ctrl-C: stop cleanly (no new run, requests in flight aborted, results kept); second: quit. */

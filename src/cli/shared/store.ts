@@ -12,6 +12,7 @@ import {
 } from '../../store/index.js';
 import { ExitCode, UserError } from '../exit.js';
 import type { CliIo } from '../io.js';
+import { reasonOf } from './errors.js';
 
 /** How a command uses the store. */
 export interface StoreAccess {
@@ -100,10 +101,4 @@ export async function existingTeam(store: Store, name: string): Promise<Team> {
   throw new UserError(
     `team "${name}" does not exist in ${describeLocation(store.location)} (${known}); a team is created by the first command that records something for it with --team`,
   );
-}
-
-export function reasonOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
-  const message = error instanceof Error ? error.message : String(error);
-  return message === '' ? String((error as { code?: unknown }).code ?? 'unknown error') : message;
 }

@@ -1,22 +1,18 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { printable, quote } from '../../../source/index.js';
 import { describeTargetProblem, readTargetList } from '../../../targets/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
-import { nameOfFile } from '../../shared/options.js';
+import { isFile, nameOfFile } from '../../shared/files.js';
 import { withStore } from '../../shared/store.js';
+import { plural } from '../../shared/words.js';
 import type { UploadFlags } from './command.js';
 
 /** `keyhole assets upload FILE [--name N]`: the exit code. */
 export async function uploadAssets(file: string, options: UploadFlags, io: CliIo): Promise<number> {
   const path = resolve(io.cwd, file);
-  const isFile = await stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-  if (!isFile) throw new UserError(`cannot read ${file}: no such file`);
+  if (!(await isFile(path))) throw new UserError(`cannot read ${file}: no such file`);
   const list = await readTargetList(createReadStream(path));
   for (const problem of list.problems) {
     io.stderr.write(`${printable(file)}:${problem.line}: ${describeTargetProblem(problem)}\n`);
@@ -35,8 +31,7 @@ export async function uploadAssets(file: string, options: UploadFlags, io: CliIo
       targets: list.targets,
     });
   });
-  const dropped =
-    list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
+  const dropped = list.duplicates > 0 ? ` (${plural(list.duplicates, 'duplicate')} dropped)` : '';
   io.stdout.write(
     `uploaded asset list ${stored.id} ${quote(stored.name)}: ${stored.assetCount} targets${dropped}\n`,
   );

@@ -6,8 +6,9 @@ import { ImportStoppedError, importJsonl } from '../../../importer/index.js';
 import { describeLocation, isStoreUnavailable, resolveLocation } from '../../../store/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
-import { nameOfFile } from '../../shared/options.js';
-import { reasonOf, withStore } from '../../shared/store.js';
+import { reasonOf } from '../../shared/errors.js';
+import { nameOfFile } from '../../shared/files.js';
+import { withStore } from '../../shared/store.js';
 import type { ImportFlags } from './command.js';
 import { printReport } from './report.js';
 

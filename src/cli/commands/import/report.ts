@@ -3,6 +3,7 @@ import type { ImportReport } from '../../../importer/index.js';
 import { printable, quote } from '../../../source/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { plural } from '../../shared/words.js';
 
 /** Most severe first, as people read a summary. */
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;
@@ -21,7 +22,6 @@ export function printReport(io: CliIo, file: string, report: ImportReport): numb
     return ExitCode.usage;
   }
   const scan = report.scan;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   io.stdout.write(
     `imported ${plural(report.imported, 'finding')} into scan ${scan.id} ${quote(scan.name)} (${scan.status})\n`,
   );

@@ -3,6 +3,7 @@ import { VULN_STATUSES } from '../../../store/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { existingTeam, withStore } from '../../shared/store.js';
+import { plural } from '../../shared/words.js';
 import type { SetStatusFlags } from './command.js';
 import { isVulnStatus } from './filters.js';
 
@@ -28,5 +29,5 @@ export async function setFindingStatus(
     }
     for (const id of ids) await store.findings.setStatus(id, status);
   });
-  io.stdout.write(`${ids.length} finding${ids.length === 1 ? '' : 's'} set to ${status}\n`);
+  io.stdout.write(`${plural(ids.length, 'finding')} set to ${status}\n`);
 }

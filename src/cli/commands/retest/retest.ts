@@ -13,10 +13,12 @@ import {
   type VulnStatus,
 } from '../../../store/index.js';
 import { ExitCode } from '../../exit.js';
-import type { CliIo } from '../../io.js';
+import { type CliIo, colourFor } from '../../io.js';
+import { messageOf } from '../../shared/errors.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { readSecrets, withCommandSession } from '../../shared/session.js';
 import { existingTeam, withStore } from '../../shared/store.js';
+import { plural } from '../../shared/words.js';
 import type { RetestFlags } from './command.js';
 import { type RetestConfig, retestConfig } from './config.js';
 import { findingsOfScans, requireSecretsFor, selectFindings } from './findings.js';
@@ -89,7 +91,7 @@ async function retestAndRecord(
   const recording = new AbortController();
   const tally: RetestTally = { matched: 0, notMatched: 0, errors: 0, keptTriage: 0 };
   let failure: string | undefined;
-  const colour = io.stdout.isTTY && (io.env.NO_COLOR ?? '') === '';
+  const colour = colourFor(io, io.stdout);
   const { aborted } = await retestFindings(
     findings,
     {
@@ -132,7 +134,7 @@ function printSummary(
     }),
   );
   const recorded = tally.matched + tally.notMatched + tally.errors;
-  const results = recorded === 1 ? '1 retest result' : `${recorded} retest results`;
+  const results = plural(recorded, 'retest result');
   io.stderr.write(`  recorded    ${results} in ${describeLocation(store.location)}\n`);
 }
 
@@ -159,8 +161,4 @@ function count(tally: RetestTally, outcome: RetestOutcome, status: VulnStatus): 
       tally.errors++;
       return;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,6 +5,7 @@ import { type ParsedTemplate, readTemplateText } from '../../../template/index.j
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
+import { plural } from '../../shared/words.js';
 
 export interface QueueRequest {
   readonly store: Store;
@@ -56,10 +57,6 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
     );
   }
   return ExitCode.ok;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** A template's text to store with its scan, read again from its file within the template size limit. */

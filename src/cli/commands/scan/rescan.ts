@@ -9,6 +9,7 @@ import type { ParsedTemplate } from '../../../template/index.js';
 import { UserError } from '../../exit.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
 import type { LoadedSecrets } from '../../shared/session.js';
+import { plural } from '../../shared/words.js';
 import { type ScanInputs, withoutLoginTemplates } from './inputs.js';
 
 /** What the team's scan `scanId` ran, to run again; an unknown id is a usage error. */
@@ -55,7 +56,7 @@ async function storedTemplates(
   }
   if (broken.length > 0) {
     for (const text of broken) output.fatal(text);
-    const count = broken.length === 1 ? '1 template' : `${broken.length} templates`;
+    const count = plural(broken.length, 'template');
     throw new UserError(`--rescan ${scan.id}: ${count} of the scan cannot run; nothing was sent`);
   }
   if (templates.length === 0) throw new UserError(`--rescan ${scan.id}: none of its templates can run`);

@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { printable, quote } from '../../../source/index.js';
 import type { Store } from '../../../store/index.js';
 import { checkTarget, describeTargetProblem, readTargetList } from '../../../targets/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { isFile } from '../../shared/files.js';
 
 /**
  * The targets of a scan, in the order given (`-u` values, the `-l` file's lines, then the asset
@@ -73,11 +73,7 @@ function keyOf(target: string): string {
 /** A target list file, read a line at a time; any bad line stops the scan before it starts. */
 async function readList(file: string, io: CliIo, report: (text: string) => void): Promise<readonly string[]> {
   const path = resolve(io.cwd, file);
-  const isFile = await stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-  if (!isFile) throw new UserError(`-l ${file}: no such file`);
+  if (!(await isFile(path))) throw new UserError(`-l ${file}: no such file`);
   const list = await readTargetList(createReadStream(path));
   if (list.problems.length > 0) {
     for (const p of list.problems) report(`${printable(file)}:${p.line}: ${describeTargetProblem(p)}`);

@@ -4,6 +4,7 @@ import { type LoadResult, loadSecretFiles } from '../../../secretfile/index.js';
 import { type Diagnostic, formatDiagnostic, printable } from '../../../source/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { plural } from '../../shared/words.js';
 import type { ValidateFlags } from './command.js';
 
 export async function validate(files: readonly string[], options: ValidateFlags, io: CliIo): Promise<number> {
@@ -51,7 +52,6 @@ function summarise(file: string, result: LoadResult): FileSummary {
 }
 
 function describeSummary(s: FileSummary): string {
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const warnings = s.warnings > 0 ? `, ${plural(s.warnings, 'warning')}` : '';
   const file = printable(s.file);
   if (s.valid && s.static + s.dynamic === 0) return `${file}: valid${warnings}`;

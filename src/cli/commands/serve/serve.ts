@@ -3,7 +3,8 @@ import { buildApi } from '../../../api/index.js';
 import { describeLocation } from '../../../store/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
-import { reasonOf, withStore } from '../../shared/store.js';
+import { reasonOf } from '../../shared/errors.js';
+import { withStore } from '../../shared/store.js';
 import type { ServeFlags } from './command.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */

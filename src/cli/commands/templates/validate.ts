@@ -3,6 +3,7 @@ import { formatDiagnostic, printable } from '../../../source/index.js';
 import { loadTemplates, type TemplateResult } from '../../../template/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { plural } from '../../shared/words.js';
 import type { ValidateFlags } from './command.js';
 
 /** `keyhole templates validate PATH…`: the exit code. */
@@ -48,8 +49,8 @@ function printText(io: CliIo, results: readonly TemplateResult[]): void {
   const c = count(results);
   const total = results.length;
   io.stdout.write(
-    `${total} template${total === 1 ? '' : 's'}: ${c.ok} OK, ${c.error} with errors, ${c.unsupported} unsupported` +
-      `${c.warnings > 0 ? `, ${c.warnings} warning${c.warnings === 1 ? '' : 's'}` : ''}\n`,
+    `${plural(total, 'template')}: ${c.ok} OK, ${c.error} with errors, ${c.unsupported} unsupported` +
+      `${c.warnings > 0 ? `, ${plural(c.warnings, 'warning')}` : ''}\n`,
   );
 }
 

@@ -9,6 +9,7 @@ import { numberFlag, runConfig } from '../../shared/request-config.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { readSecrets, withCommandSession } from '../../shared/session.js';
 import { requireQueueStore, withStore } from '../../shared/store.js';
+import { plural } from '../../shared/words.js';
 import { WORKER_DEFAULTS, type WorkerFlags } from './command.js';
 
 export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<number> {
@@ -59,8 +60,4 @@ function describe(summary: WorkerSummary): string {
     `${plural(summary.chunksDone, 'chunk')} done, ${summary.chunksGivenBack} given back, ` +
     `${plural(summary.scansFinished, 'scan')} finished, ${plural(summary.findings, 'new finding')}`
   );
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
