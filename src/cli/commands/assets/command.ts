@@ -39,14 +39,8 @@ export type UploadFlags = FlagsOf<typeof defineUpload>;
 export type ListFlags = FlagsOf<typeof defineList>;
 
 /** `keyhole assets upload FILE [--name N]`, `keyhole assets list`. */
-export const registerAssetCommands: CommandRegistrar = (program, io, setExit) => {
+export const registerAssets: CommandRegistrar = (program, runs) => {
   const assets = program.command('assets').description('asset lists: named lists of targets to scan');
-  defineUpload(assets).action(async (file, flags) => {
-    const { uploadAssets } = await import('./upload.js');
-    setExit(await uploadAssets(file, flags, io));
-  });
-  defineList(assets).action(async (flags) => {
-    const { listAssets } = await import('./list.js');
-    await listAssets(flags, io);
-  });
+  runs(defineUpload(assets), async () => (await import('./upload.js')).uploadAssets);
+  runs(defineList(assets), async () => (await import('./list.js')).listAssets);
 };

@@ -19,10 +19,7 @@ function defineMigrate(db: Command) {
 export type MigrateFlags = FlagsOf<typeof defineMigrate>;
 
 /** `keyhole db migrate`. */
-export const registerDbCommands: CommandRegistrar = (program, io) => {
+export const registerDb: CommandRegistrar = (program, runs) => {
   const db = program.command('db').description('manage the store');
-  defineMigrate(db).action(async (flags) => {
-    const { migrate } = await import('./migrate.js');
-    await migrate(flags, io);
-  });
+  runs(defineMigrate(db), async () => (await import('./migrate.js')).migrate);
 };

@@ -1,10 +1,11 @@
 import { describeLocation } from '../../../store/index.js';
+import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { withStore } from '../../shared/store.js';
 import type { MigrateFlags } from './command.js';
 
 /** `keyhole db migrate`: creates the store, or upgrades it. */
-export async function migrate(options: MigrateFlags, io: CliIo): Promise<void> {
+export async function migrate(options: MigrateFlags, io: CliIo): Promise<number> {
   await withStore(io, options.db, { create: true, migrate: false }, async (store) => {
     const applied = await store.migrate();
     const where = describeLocation(store.location);
@@ -12,4 +13,5 @@ export async function migrate(options: MigrateFlags, io: CliIo): Promise<void> {
       applied.length === 0 ? `${where}: schema is up to date\n` : `${where}: applied ${applied.join(', ')}\n`,
     );
   });
+  return ExitCode.ok;
 }

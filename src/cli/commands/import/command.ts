@@ -31,9 +31,6 @@ function defineImport(program: Command) {
 export type ImportFlags = FlagsOf<typeof defineImport>;
 
 /** `keyhole import FILE.jsonl --name N | --scan ID`. */
-export const registerImportCommand: CommandRegistrar = (program, io, setExit) => {
-  defineImport(program).action(async (file, flags) => {
-    const { importFile } = await import('./import-file.js');
-    setExit(await importFile(file, flags, io));
-  });
+export const registerImport: CommandRegistrar = (program, runs) => {
+  runs(defineImport(program), async () => (await import('./import-file.js')).importFile);
 };

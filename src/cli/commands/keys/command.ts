@@ -44,20 +44,11 @@ export type ListFlags = FlagsOf<typeof defineList>;
 export type RevokeFlags = FlagsOf<typeof defineRevoke>;
 
 /** `keyhole keys create|list|revoke`. */
-export const registerKeyCommands: CommandRegistrar = (program, io) => {
+export const registerKeys: CommandRegistrar = (program, runs) => {
   const keys = program
     .command('keys')
     .description('API keys for `keyhole serve`; each key sees only its team');
-  defineCreate(keys).action(async (flags) => {
-    const { createKey } = await import('./create.js');
-    await createKey(flags, io);
-  });
-  defineList(keys).action(async (flags) => {
-    const { listKeys } = await import('./list.js');
-    await listKeys(flags, io);
-  });
-  defineRevoke(keys).action(async (id, flags) => {
-    const { revokeKey } = await import('./revoke.js');
-    await revokeKey(id, flags, io);
-  });
+  runs(defineCreate(keys), async () => (await import('./create.js')).createKey);
+  runs(defineList(keys), async () => (await import('./list.js')).listKeys);
+  runs(defineRevoke(keys), async () => (await import('./revoke.js')).revokeKey);
 };

@@ -1,11 +1,12 @@
 import { formatTimestamp } from '../../../store/index.js';
+import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { withStore } from '../../shared/store.js';
 import { table } from '../../shared/table.js';
 import type { ListFlags } from './command.js';
 
 /** `keyhole keys list`. */
-export async function listKeys(options: ListFlags, io: CliIo): Promise<void> {
+export async function listKeys(options: ListFlags, io: CliIo): Promise<number> {
   const all = await withStore(io, options.db, { create: false }, (store) => store.keys.list());
   io.stdout.write(
     table(
@@ -20,4 +21,5 @@ export async function listKeys(options: ListFlags, io: CliIo): Promise<void> {
       ]),
     ),
   );
+  return ExitCode.ok;
 }

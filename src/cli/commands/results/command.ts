@@ -81,19 +81,10 @@ export type FindingsListFlags = FlagsOf<typeof defineFindingsList>;
 export type SetStatusFlags = FlagsOf<typeof defineSetStatus>;
 
 /** `keyhole scans list`, `keyhole findings list|set-status`: the store's results from the terminal. */
-export const registerResultCommands: CommandRegistrar = (program, io) => {
+export const registerResults: CommandRegistrar = (program, runs) => {
   const scans = program.command('scans').description('scans kept in the store');
-  defineScansList(scans).action(async (flags) => {
-    const { listScans } = await import('./list-scans.js');
-    await listScans(flags, io);
-  });
+  runs(defineScansList(scans), async () => (await import('./list-scans.js')).listScans);
   const findings = program.command('findings').description('findings kept in the store');
-  defineFindingsList(findings).action(async (flags) => {
-    const { listFindings } = await import('./list-findings.js');
-    await listFindings(flags, io);
-  });
-  defineSetStatus(findings).action(async (status, vulnIds, flags) => {
-    const { setFindingStatus } = await import('./set-status.js');
-    await setFindingStatus(status, vulnIds, flags, io);
-  });
+  runs(defineFindingsList(findings), async () => (await import('./list-findings.js')).listFindings);
+  runs(defineSetStatus(findings), async () => (await import('./set-status.js')).setFindingStatus);
 };

@@ -1,7 +1,7 @@
 /** `keyhole findings list --scan ID`: a scan's findings with their vuln ids, as a table or JSON lines. */
 import { isSeverity } from '../../../event/index.js';
 import { type Finding, formatTimestamp, VULN_STATUSES } from '../../../store/index.js';
-import { UserError } from '../../exit.js';
+import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { existingTeam, withStore } from '../../shared/store.js';
 import { table } from '../../shared/table.js';
@@ -9,7 +9,7 @@ import type { FindingsListFlags } from './command.js';
 import { commaList, isVulnStatus } from './filters.js';
 
 /** `keyhole findings list --scan ID`: read a page at a time, printed as it comes. */
-export async function listFindings(options: FindingsListFlags, io: CliIo): Promise<void> {
+export async function listFindings(options: FindingsListFlags, io: CliIo): Promise<number> {
   const severities = commaList(options.severity, '--severity', SEVERITY_NAMES, isSeverity);
   const statuses = commaList(options.status, '--status', VULN_STATUSES, isVulnStatus);
   const keep = (f: Finding) =>
@@ -30,13 +30,14 @@ export async function listFindings(options: FindingsListFlags, io: CliIo): Promi
     }
     return kept;
   });
-  if (options.json === true) return;
+  if (options.json === true) return ExitCode.ok;
   io.stdout.write(
     table(
       ['VULN_ID', 'SEVERITY', 'STATUS', 'TEMPLATE', 'MATCHED-AT'],
       rows.map((f) => [f.id, f.severity, f.vulnStatus, f.templateId, matchedAt(f)]),
     ),
   );
+  return ExitCode.ok;
 }
 
 const SEVERITY_NAMES = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;

@@ -7,7 +7,7 @@ import {
   type Scan,
   type ScanAuthentication,
 } from '../../../store/index.js';
-import { UserError } from '../../exit.js';
+import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { existingTeam, withStore } from '../../shared/store.js';
 import { table } from '../../shared/table.js';
@@ -15,7 +15,7 @@ import type { ScansListFlags } from './command.js';
 import { commaList, pageLimit } from './filters.js';
 
 /** `keyhole scans list`. */
-export async function listScans(options: ScansListFlags, io: CliIo): Promise<void> {
+export async function listScans(options: ScansListFlags, io: CliIo): Promise<number> {
   const statuses = commaList(options.status, '--status', SCAN_STATUSES, isScanStatus);
   const limit = pageLimit(options.limit);
   const search = options.search ?? '';
@@ -28,7 +28,7 @@ export async function listScans(options: ScansListFlags, io: CliIo): Promise<voi
   if (options.json === true) {
     for (const scan of scans)
       io.stdout.write(`${JSON.stringify(scanLine(scan, authentication.get(scan.id)))}\n`);
-    return;
+    return ExitCode.ok;
   }
   io.stdout.write(
     table(
@@ -43,6 +43,7 @@ export async function listScans(options: ScansListFlags, io: CliIo): Promise<voi
       ]),
     ),
   );
+  return ExitCode.ok;
 }
 
 const SEVERITY_COLUMNS = ['critical', 'high', 'medium', 'low', 'info'] as const satisfies readonly Severity[];

@@ -1,6 +1,6 @@
 /** `keyhole findings set-status STATUS VULN_ID…`: triage by hand. */
 import { VULN_STATUSES } from '../../../store/index.js';
-import { UserError } from '../../exit.js';
+import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { existingTeam, withStore } from '../../shared/store.js';
 import { plural } from '../../shared/words.js';
@@ -13,7 +13,7 @@ export async function setFindingStatus(
   vulnIds: readonly string[],
   options: SetStatusFlags,
   io: CliIo,
-): Promise<void> {
+): Promise<number> {
   if (!isVulnStatus(status)) {
     throw new UserError(`unknown status ${JSON.stringify(status)}; use one of ${VULN_STATUSES.join(', ')}`);
   }
@@ -30,4 +30,5 @@ export async function setFindingStatus(
     for (const id of ids) await store.findings.setStatus(id, status);
   });
   io.stdout.write(`${plural(ids.length, 'finding')} set to ${status}\n`);
+  return ExitCode.ok;
 }

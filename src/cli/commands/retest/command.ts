@@ -68,10 +68,7 @@ function defineRetest(program: Command) {
 /** The flags of `keyhole retest`, as its definition types them. */
 export type RetestFlags = FlagsOf<typeof defineRetest>;
 
-/** `keyhole retest VULN_ID… | --scan SCAN_ID`; the work is loaded when the command runs. */
-export const registerRetest: CommandRegistrar = (program, io, setExit) => {
-  defineRetest(program).action(async (vulnIds, flags) => {
-    const { retestCommand } = await import('./retest.js');
-    setExit(await retestCommand(vulnIds, flags, io));
-  });
+/** `keyhole retest VULN_ID… | --scan SCAN_ID`. */
+export const registerRetest: CommandRegistrar = (program, runs) => {
+  runs(defineRetest(program), async () => (await import('./retest.js')).retestCommand);
 };

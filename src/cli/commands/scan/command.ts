@@ -1,6 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { collect, dbOption, type FlagsOf, givenTeam, teamOption } from '../../shared/options.js';
+import { collect, dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
 import {
   addRequestOptions,
   jsonlOption,
@@ -91,10 +91,6 @@ function defineScan(program: Command) {
 /** The flags of `keyhole scan`, as its definition types them. */
 export type ScanFlags = FlagsOf<typeof defineScan>;
 
-export const registerScan: CommandRegistrar = (program, io, setExit) => {
-  const command = defineScan(program);
-  command.action(async (flags) => {
-    const { scanCommand } = await import('./scan.js');
-    setExit(await scanCommand(givenTeam(command, flags), io));
-  });
+export const registerScan: CommandRegistrar = (program, runs) => {
+  runs(defineScan(program), async () => (await import('./scan.js')).scanCommand);
 };

@@ -1,4 +1,5 @@
 /** `keyhole scan`: runs the scan here, or queues it for workers (`--queue`). */
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import {
   executeScan,
   noRecorder,
@@ -13,6 +14,7 @@ import type { Store } from '../../../store/index.js';
 import type { ParsedTemplate } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { givenTeam } from '../../shared/options.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { plannedSecretEntries, readSecrets, withCommandSession } from '../../shared/session.js';
 import { existingTeam, requireQueueStore, withStore } from '../../shared/store.js';
@@ -25,8 +27,8 @@ import { authSummary, summaryOf } from './summary.js';
 import { storedAssets } from './targets.js';
 
 /** `keyhole scan` with the flags as commander read them. */
-export async function scanCommand(flags: Partial<ScanFlags>, io: CliIo): Promise<number> {
-  return scan(scanConfig(flags), io);
+export async function scanCommand(flags: ScanFlags, io: CliIo, command: CommandUnknownOpts): Promise<number> {
+  return scan(scanConfig(givenTeam(command, flags)), io);
 }
 
 async function scan(config: ScanConfig, io: CliIo): Promise<number> {

@@ -64,7 +64,7 @@ export type ValidateFlags = FlagsOf<typeof defineValidate>;
 /** The flags of `keyhole secrets match`, as its definition types them. */
 export type MatchFlags = FlagsOf<typeof defineMatch>;
 
-export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
+export const registerSecrets: CommandRegistrar = (program, runs) => {
   const secrets = program
     .command('secrets')
     .description('check secret files and see which secret a URL gets')
@@ -72,12 +72,6 @@ export const registerSecrets: CommandRegistrar = (program, io, setExit) => {
       'after',
       '\nExamples:\n  $ keyhole secrets validate secrets.yaml\n  $ keyhole secrets match -sf secrets.yaml https://app.example.com/\n',
     );
-  defineValidate(secrets).action(async (files, flags) => {
-    const { validate } = await import('./validate.js');
-    setExit(await validate(files, flags, io));
-  });
-  defineMatch(secrets).action(async (urls, flags) => {
-    const { match } = await import('./match.js');
-    setExit(await match(urls, flags, io));
-  });
+  runs(defineValidate(secrets), async () => (await import('./validate.js')).validate);
+  runs(defineMatch(secrets), async () => (await import('./match.js')).match);
 };

@@ -55,9 +55,6 @@ function defineServe(program: Command) {
 export type ServeFlags = FlagsOf<typeof defineServe>;
 
 /** `keyhole serve`: the read-only `/v1` API, until SIGINT or SIGTERM. */
-export const registerServeCommand: CommandRegistrar = (program, io, setExit) => {
-  defineServe(program).action(async (flags) => {
-    const { serve } = await import('./serve.js');
-    setExit(await serve(flags, io));
-  });
+export const registerServe: CommandRegistrar = (program, runs) => {
+  runs(defineServe(program), async () => (await import('./serve.js')).serve);
 };

@@ -26,12 +26,9 @@ function defineValidate(templates: Command) {
 export type ValidateFlags = FlagsOf<typeof defineValidate>;
 
 /** `keyhole templates validate PATH…`. */
-export const registerTemplates: CommandRegistrar = (program, io, setExit) => {
+export const registerTemplates: CommandRegistrar = (program, runs) => {
   const templates = program
     .command('templates')
     .description('check nuclei-format templates: parse errors and unsupported features');
-  defineValidate(templates).action(async (paths, flags) => {
-    const { validateTemplates } = await import('./validate.js');
-    setExit(await validateTemplates(paths, flags, io));
-  });
+  runs(defineValidate(templates), async () => (await import('./validate.js')).validateTemplates);
 };

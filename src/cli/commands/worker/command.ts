@@ -67,9 +67,6 @@ function defineWorker(program: Command) {
 /** The flags of `keyhole worker`, as its definition types them. */
 export type WorkerFlags = FlagsOf<typeof defineWorker>;
 
-export const registerWorker: CommandRegistrar = (program, io, setExit) => {
-  defineWorker(program).action(async (flags) => {
-    const { workerCommand } = await import('./worker.js');
-    setExit(await workerCommand(flags, io));
-  });
+export const registerWorker: CommandRegistrar = (program, runs) => {
+  runs(defineWorker(program), async () => (await import('./worker.js')).workerCommand);
 };
