@@ -21,6 +21,11 @@ export interface Interrupts {
   exitNow(code: number): void;
 }
 
+/** Whether what goes to `stream` is coloured: on a terminal, unless NO_COLOR is set (https://no-color.org). */
+export function colourFor(io: CliIo, stream: OutputStream): boolean {
+  return stream.isTTY && (io.env.NO_COLOR ?? '') === '';
+}
+
 export function processIo(): CliIo {
   // A reader that went away (`keyhole scan … | head -3`) must not end a command with a stack trace:
   // what it no longer reads is dropped, and the command finishes (a scan is still recorded).

@@ -10,8 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT } from '../api/index.js';
 import { DEFAULT_TEAM } from '../store/index.js';
-import { DEFAULT_RATE_LIMIT_OPTION } from './serve-command.js';
-import { DEFAULT_TEAM_OPTION } from './store-options.js';
+import { DEFAULT_RATE_LIMIT_OPTION } from './commands/serve/command.js';
+import { DEFAULT_TEAM_OPTION } from './shared/options.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'keyhole-lazy-'));
@@ -58,13 +58,13 @@ describe('starting keyhole', () => {
   it('loads only the command definitions for --version and --help', async () => {
     for (const argv of [['--version'], ['--help'], ['scan', '--help'], ['retest', '--help']]) {
       const { packages, modules } = await loaded(...argv);
-      expect(packages, argv.join(' ')).toEqual(['commander']);
+      expect(packages, argv.join(' ')).toEqual(['@commander-js/extra-typings']);
       expect(
         modules.every((m) => m.startsWith('cli/')),
         modules.join(', '),
       ).toBe(true);
-      expect(modules).not.toContain('cli/scan.js');
-      expect(modules).not.toContain('cli/store-access.js');
+      expect(modules).not.toContain('cli/commands/scan/scan.js');
+      expect(modules).not.toContain('cli/shared/store.js');
     }
   });
 
@@ -72,7 +72,7 @@ describe('starting keyhole', () => {
     const { packages, modules } = await loaded('db', 'migrate', '--db', join(dir, 'lazy.db'));
     expect(packages).toEqual(expect.arrayContaining(['better-sqlite3', 'kysely']));
     expect(packages).not.toContain('fastify');
-    expect(modules).toContain('cli/db-actions.js');
+    expect(modules).toContain('cli/commands/db/migrate.js');
   });
 
   it('shows the defaults the commands use', () => {

@@ -1,21 +1,36 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type OptionValues } from '@commander-js/extra-typings';
 import { acceptSingleDashLongFlags } from './argv.js';
-import { registerAssetCommands } from './assets-command.js';
-import { registerDbCommands } from './db-command.js';
+import { registerAssets } from './commands/assets/command.js';
+import { registerDb } from './commands/db/command.js';
+import { registerImport } from './commands/import/command.js';
+import { registerKeys } from './commands/keys/command.js';
+import { registerResults } from './commands/results/command.js';
+import { registerRetest } from './commands/retest/command.js';
+import { registerScan } from './commands/scan/command.js';
+import { registerSecrets } from './commands/secrets/command.js';
+import { registerServe } from './commands/serve/command.js';
+import { registerTemplates } from './commands/templates/command.js';
+import { registerWorker } from './commands/worker/command.js';
 import { ExitCode, UserError } from './exit.js';
-import { registerImportCommand } from './import-command.js';
 import type { CliIo } from './io.js';
-import { registerKeyCommands } from './keys-command.js';
-import { registerResultCommands } from './results-command.js';
-import { registerRetest } from './retest-command.js';
-import { registerScan } from './scan-command.js';
-import { registerSecrets } from './secrets-command.js';
-import { registerServeCommand } from './serve-command.js';
-import { registerTemplates } from './templates-command.js';
-import { registerWorker } from './worker-command.js';
+import { messageOf } from './shared/errors.js';
 
-/** A command group adds its commands to the program; `setExit` records the exit code of a run. */
-export type CommandRegistrar = (program: Command, io: CliIo, setExit: (code: number) => void) => void;
+/**
+ * What a command does, given its arguments and flags as commander read them, where to read and
+ * write, and the command itself; its exit code.
+ */
+export type CommandWork<Args extends unknown[], Opts extends OptionValues, Global extends OptionValues> = (
+  ...input: [...Args, Opts, CliIo, Command<Args, Opts, Global>]
+) => Promise<number>;
+
+/** Makes `command` run the work `load` loads, loading it only when the command runs. */
+export type WorkLoader = <Args extends unknown[], Opts extends OptionValues, Global extends OptionValues>(
+  command: Command<Args, Opts, Global>,
+  load: () => Promise<NoInfer<CommandWork<Args, Opts, Global>>>,
+) => void;
+
+/** A command group adds its commands to the program, each with the module that does its work. */
+export type CommandRegistrar = (program: Command, runs: WorkLoader) => void;
 
 /**
  * The command groups, in the order `keyhole --help` lists them. Each defines its commands (flags,
@@ -26,14 +41,14 @@ const registrars: readonly CommandRegistrar[] = [
   registerScan,
   registerSecrets,
   registerTemplates,
-  registerImportCommand,
-  registerAssetCommands,
-  registerResultCommands,
+  registerImport,
+  registerAssets,
+  registerResults,
   registerRetest,
-  registerKeyCommands,
-  registerServeCommand,
+  registerKeys,
+  registerServe,
   registerWorker,
-  registerDbCommands,
+  registerDb,
 ];
 
 export function buildProgram(
@@ -50,7 +65,13 @@ export function buildProgram(
       writeErr,
     })
     .exitOverride();
-  for (const register of registrars) register(program, io, setExit);
+  const runs: WorkLoader = (command, load) => {
+    command.action(async () => {
+      const work = await load();
+      setExit(await work(...command.processedArgs, command.opts(), io, command));
+    });
+  };
+  for (const register of registrars) register(program, runs);
   return program;
 }
 
@@ -78,8 +99,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       // --help and --version end with exit code 0; usage errors are printed below.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`error: ${(await escaping()).printable(message)}\n`);
+    io.stderr.write(`error: ${(await escaping()).printable(messageOf(error))}\n`);
     return error instanceof UserError ? error.exitCode : ExitCode.failed;
   } finally {
     if (usageErrors !== '') io.stderr.write((await escaping()).printableLines(usageErrors));

@@ -1,0 +1,96 @@
+import type { Command } from '@commander-js/extra-typings';
+import type { CommandRegistrar } from '../../program.js';
+import { collect, dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
+import {
+  addRequestOptions,
+  jsonlOption,
+  noRedactOption,
+  silentOption,
+} from '../../shared/request-options.js';
+
+const EXAMPLES = `
+nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
+-jsonl, -var, -timeout, -retries.
+
+Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
+ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
+probed as nuclei does: https:// when something answers over TLS, else http://.
+
+Secrets (-sf) are applied to every request whose host they match, redirects and
+absolute URLs included; dynamic secrets log in once, on first need (or before
+the scan with -ps, for every entry that applies to a target). Before the first
+request, entries that apply to no target and targets that get no secret are
+warned about. A login that fails is an error even with -silent: requests in its
+scope are not sent, the rest of the scan goes on, and the scan fails (exit 2).
+The summary shows "authenticated N of M requests" and what each entry did.
+Secret values are shown as [REDACTED] everywhere unless --no-redact is given.
+
+Output: findings on stdout as "[template-id] [http] [severity] url [extracted]",
+or JSONL with -j; -o FILE writes them to a file as well (JSONL with -j). Notices,
+errors, the progress bar (on a terminal) and the summary go to stderr.
+
+Rescan: --rescan SCAN_ID runs the targets and templates of a stored scan again
+as a new scan (is_rescan, counted in the original's rescan_count), each
+template as the store kept its text; -sf, -H, -var, -c, -rl and the output
+flags apply as usual, -u/-l/--asset/-t are not taken.
+
+Queue: --queue checks the templates, targets and secret files (when given), records
+the scan "queued" in the PostgreSQL store (--db postgres://…) in chunks of
+--chunk-size targets, prints its id and exits; any number of "keyhole worker"
+processes run the chunks. Secrets are not queued: each worker reads its own -sf;
+a scan queued with -sf runs only on workers whose secret files have the entries
+that apply to its targets (same kind and scope).
+
+Exit status: 0 the scan ran as asked (findings or not); 1 a usage or
+configuration error found before any request (a -ps login that failed too);
+2 the scan failed, a login failed during it, or it was stopped with Ctrl-C (a
+second Ctrl-C quits at once).
+
+Examples:
+  $ keyhole scan -u https://app.example.com -t templates/ -sf secrets.yaml
+  $ keyhole scan -l hosts.txt -t http/exposures -j -o findings.jsonl
+  $ keyhole scan -u app.example.com -t login-checks/ -sf secrets.yaml -ps -rl 20 -c 10
+  $ keyhole scan -u https://app.example.com -t detect.yaml -H "X-Scan: keyhole" -var user=admin -ms
+  $ keyhole scan --rescan cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
+  $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
+`;
+
+/** Targets per chunk of a queued scan (`--chunk-size`). */
+export const DEFAULT_CHUNK_SIZE = 200;
+
+function defineScan(program: Command) {
+  const command = program
+    .command('scan')
+    .description('scan targets with nuclei-format templates, authenticated by secret files')
+    .option('-u, --target <url>', 'target URL or host (repeatable)', collect)
+    .option('-l, --list <file>', 'file of targets, one per line')
+    .option('--asset <id>', 'targets of a stored asset list (repeatable)', collect)
+    .option('-t, --templates <path>', 'template file or folder, searched recursively (repeatable)', collect);
+  return addRequestOptions(command, {
+    prefetch: 'before any scan request, for every dynamic secret that applies to a target',
+    rateLimitScope: 'the whole scan',
+  })
+    .option('-o, --output <file>', 'write findings to a file as well')
+    .addOption(jsonlOption('findings as JSONL (nuclei result events)'))
+    .addOption(silentOption('print findings only (and the errors that mean the scan is not what was asked)'))
+    .option('--ms, --matcher-status', 'also print template runs that matched nothing')
+    .addOption(noRedactOption('show secret values in output instead of [REDACTED]'))
+    .option('--name <name>', 'name of the scan in the store (default: its first target)')
+    .option('--no-store', 'do not record the scan in the store')
+    .option('--rescan <scan-id>', "run a stored scan's targets and templates again, as a new scan")
+    .option('--queue', 'queue the scan for keyhole worker processes (PostgreSQL store); prints its id')
+    .option(
+      '--chunk-size <n>',
+      `with --queue: targets per chunk a worker takes at a time (default ${DEFAULT_CHUNK_SIZE})`,
+    )
+    .addOption(teamOption())
+    .addOption(dbOption())
+    .addHelpText('after', EXAMPLES);
+}
+
+/** The flags of `keyhole scan`, as its definition types them. */
+export type ScanFlags = FlagsOf<typeof defineScan>;
+
+export const registerScan: CommandRegistrar = (program, runs) => {
+  runs(defineScan(program), async () => (await import('./scan.js')).scanCommand);
+};

@@ -1,0 +1,121 @@
+/** The flags of `keyhole scan`, read into checked values; every mistake is a `UserError` naming its flag. */
+import { UserError } from '../../exit.js';
+import { numberFlag, type RunConfig, runConfig } from '../../shared/request-config.js';
+import { DEFAULT_CHUNK_SIZE, type ScanFlags } from './command.js';
+
+export interface ScanConfig extends RunConfig {
+  /** `-u` values, as given. */
+  readonly targets: readonly string[];
+  readonly list: string | undefined;
+  readonly assets: readonly string[];
+  readonly templates: readonly string[];
+  readonly output: string | undefined;
+  readonly matcherStatus: boolean;
+  readonly name: string | undefined;
+  readonly store: boolean;
+  /** `--rescan SCAN_ID`: the targets and templates come from that stored scan. */
+  readonly rescan: string | undefined;
+  /** `--queue`: the scan is queued for workers, in chunks of this many targets. */
+  readonly queue: { readonly chunkSize: number } | undefined;
+}
+
+/** The flags given: `--team` left out when it was not given (see givenTeam). */
+type GivenFlags = Partial<ScanFlags>;
+
+export function scanConfig(flags: GivenFlags): ScanConfig {
+  const config: ScanConfig = {
+    ...runConfig(flags),
+    targets: flags.target ?? [],
+    list: flags.list,
+    assets: flags.asset ?? [],
+    templates: flags.templates ?? [],
+    output: flags.output,
+    matcherStatus: flags.matcherStatus === true,
+    name: flags.name,
+    store: flags.store !== false,
+    rescan: flags.rescan,
+    queue: queueConfig(flags),
+  };
+  if (config.rescan !== undefined) checkRescan(config);
+  if (!config.store) checkNoStore(flags);
+  return config;
+}
+
+/**
+ * `--no-store` records nothing, so the flags that say how to record a scan would be ignored: they
+ * are refused instead. `--team` and `--db` still choose where `--asset` reads its list.
+ */
+function checkNoStore(flags: GivenFlags): void {
+  const readsAssets = (flags.asset ?? []).length > 0;
+  const ignored = [
+    flags.name !== undefined ? '--name' : undefined,
+    flags.team !== undefined && !readsAssets ? '--team' : undefined,
+    flags.db !== undefined && !readsAssets ? '--db' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (ignored.length > 0) {
+    throw new UserError(
+      `--no-store records nothing, so ${ignored.join(', ')} would do nothing: leave out ${ignored.join(', ')} or --no-store`,
+    );
+  }
+}
+
+/**
+ * `--queue`: the scan runs on workers, with their own secrets and request settings, so the flags
+ * that shape requests or print findings would do nothing here and are refused rather than ignored.
+ */
+function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
+  if (flags.queue !== true) {
+    if (flags.chunkSize !== undefined) throw new UserError('--chunk-size goes with --queue');
+    return undefined;
+  }
+  const workerFlags = [
+    flags.prefetchSecrets === true ? '-ps' : undefined,
+    flags.header !== undefined ? '-H' : undefined,
+    flags.var !== undefined ? '-var' : undefined,
+    flags.concurrency !== undefined ? '-c' : undefined,
+    flags.rateLimit !== undefined ? '-rl' : undefined,
+    flags.timeout !== undefined ? '-timeout' : undefined,
+    flags.retries !== undefined ? '-retries' : undefined,
+    flags.redact === false ? '--no-redact' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (workerFlags.length > 0) {
+    throw new UserError(
+      `--queue leaves the requests to the workers: give ${workerFlags.join(', ')} to keyhole worker instead`,
+    );
+  }
+  const outputFlags = [
+    flags.output !== undefined ? '-o' : undefined,
+    flags.jsonl === true ? '-j' : undefined,
+    flags.matcherStatus === true ? '-ms' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (outputFlags.length > 0) {
+    throw new UserError(
+      `--queue prints only the scan id; findings are in the store (keyhole findings list --scan ID): leave out ${outputFlags.join(', ')}`,
+    );
+  }
+  if (flags.store === false)
+    throw new UserError('--queue records the scan in the store; leave out --no-store');
+  return {
+    chunkSize: numberFlag(flags.chunkSize, '--chunk-size', DEFAULT_CHUNK_SIZE, {
+      min: 1,
+      max: 100_000,
+      integer: true,
+    }),
+  };
+}
+
+/** A rescan runs what the stored scan ran: targets and templates given as well would be ignored. */
+function checkRescan(config: ScanConfig): void {
+  const given = [
+    config.targets.length > 0 ? '-u' : undefined,
+    config.list === undefined ? undefined : '-l',
+    config.assets.length > 0 ? '--asset' : undefined,
+    config.templates.length > 0 ? '-t' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (given.length > 0) {
+    throw new UserError(
+      `--rescan runs the targets and templates of the stored scan; leave out ${given.join(', ')}`,
+    );
+  }
+  if (!config.store) throw new UserError('--rescan records a new scan in the store; leave out --no-store');
+}

@@ -1,0 +1,67 @@
+/** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
+import { enqueueScan } from '../../../queue/index.js';
+import type { AuthEntry, Store } from '../../../store/index.js';
+import { type ParsedTemplate, readTemplateText } from '../../../template/index.js';
+import { ExitCode, UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import type { ScanOutput } from '../../shared/scan-output.js';
+import { plural } from '../../shared/words.js';
+
+export interface QueueRequest {
+  readonly store: Store;
+  readonly teamId: string;
+  readonly name: string;
+  readonly targets: readonly string[];
+  readonly templates: readonly ParsedTemplate[];
+  /** The text of templates read from the store rather than from their files (a rescan). */
+  readonly texts: ReadonlyMap<ParsedTemplate, string> | undefined;
+  readonly assetIds: readonly string[];
+  readonly rescanOf: string | undefined;
+  readonly chunkSize: number;
+  /** The secret-file entries that apply to its targets: only workers that have them run it. */
+  readonly plannedEntries: readonly AuthEntry[];
+}
+
+/** Records the queued scan; its id on stdout (for scripts), what was queued on stderr. */
+export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOutput): Promise<number> {
+  const { store, templates, texts, targets, chunkSize } = request;
+  const refs = await Promise.all(
+    templates.map(async (t) => ({
+      id: t.id,
+      path: t.file,
+      content: texts?.get(t) ?? (await templateText(t.file)),
+      selfContained: t.selfContained,
+    })),
+  );
+  const scan = await enqueueScan(store, {
+    teamId: request.teamId,
+    name: request.name,
+    targets,
+    templates: refs,
+    assetIds: request.assetIds,
+    chunkSize,
+    plannedEntries: request.plannedEntries,
+    ...(request.rescanOf === undefined ? {} : { rescanOf: request.rescanOf }),
+  });
+  const chunks = await store.chunks.ofScan(scan.id);
+  io.stdout.write(`${scan.id}\n`);
+  output.info(
+    `queued scan ${scan.id}: ${plural(targets.length, 'target')} × ${plural(templates.length, 'template')} ` +
+      `(${plural(scan.totalScan, 'template run')}) in ${plural(chunks.length, 'chunk')} of up to ${chunkSize} targets; ` +
+      'keyhole worker with the same --db runs it',
+  );
+  if (request.plannedEntries.length > 0) {
+    const entries = request.plannedEntries.map((e) => e.label).join(', ');
+    output.info(
+      `only workers whose secret files have ${entries} run it (the same kind and scope; values stay with the workers)`,
+    );
+  }
+  return ExitCode.ok;
+}
+
+/** A template's text to store with its scan, read again from its file within the template size limit. */
+export async function templateText(file: string): Promise<string> {
+  const read = await readTemplateText(file);
+  if (!read.ok) throw new UserError(`${file}: ${read.reason}`);
+  return read.text;
+}

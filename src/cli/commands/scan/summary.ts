@@ -1,0 +1,34 @@
+/** The summary a scan ends with, from what its stats and its ledger counted. */
+import type { AuthSummary, ScanSummary } from '../../../output/index.js';
+import type { AuthFigures, ScanPlan, ScanStats } from '../../../scan/index.js';
+
+export function summaryOf(
+  outcome: 'finished' | 'interrupted' | 'failed',
+  stats: ScanStats,
+  plan: ScanPlan,
+  unsupported: number,
+  authentication: AuthSummary | undefined,
+): ScanSummary {
+  return {
+    ...(authentication === undefined ? {} : { authentication }),
+    outcome,
+    targets: plan.targets.length,
+    templates: plan.templates.length,
+    unsupportedTemplates: unsupported,
+    runsDone: stats.runsDone,
+    runsTotal: stats.runsTotal,
+    requests: stats.requests,
+    findings: stats.findings,
+    errors: stats.errors,
+    elapsedMs: stats.elapsedMs,
+  };
+}
+
+/** The ledger's figures as the summary shows them. */
+export function authSummary(figures: AuthFigures): AuthSummary {
+  return {
+    requests: figures.requests,
+    authenticated: figures.authenticated,
+    entries: figures.entries.map(({ entry, ...counts }) => ({ label: entry.label, ...counts })),
+  };
+}

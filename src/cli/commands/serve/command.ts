@@ -1,0 +1,60 @@
+import { type Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import type { CommandRegistrar } from '../../program.js';
+import { dbOption, type FlagsOf } from '../../shared/options.js';
+
+/** The API's default rate limit, as `--help` shows it; the API's `DEFAULT_RATE_LIMIT` (a test keeps them equal). */
+export const DEFAULT_RATE_LIMIT_OPTION = 600;
+
+function integer(min: number, max: number) {
+  return (text: string): number => {
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
+    }
+    return Number(text);
+  };
+}
+
+const HELP = `
+Logs are JSON lines on stdout, without credentials: request headers are never logged, and of a
+query string only the API's own parameters keep their values. SIGINT or SIGTERM stops the
+server after the requests in flight. GET /healthz needs no key; GET /openapi.json describes the API.
+The store must exist: keyhole db migrate creates an empty one.
+
+Examples:
+  keyhole serve
+  keyhole serve --host 0.0.0.0 --port 9000 --db postgres://keyhole@db.internal/keyhole
+  curl -H "X-API-Key: $API_KEY" 'http://127.0.0.1:8080/v1/scans?status=running,finished&limit=20'
+`;
+
+function defineServe(program: Command) {
+  return program
+    .command('serve')
+    .description('serve the read-only /v1 API (scans, assets, retest) over the store')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <number>', 'port to listen on (0: any free port)', integer(0, 65535), 8080)
+    .option(
+      '--rate-limit <n>',
+      'requests per minute allowed to each API key (0: no limit)',
+      integer(0, 1_000_000),
+      DEFAULT_RATE_LIMIT_OPTION,
+    )
+    .option(
+      '--no-cache',
+      'render every page from the store (by default a page is served again while the store is unchanged)',
+    )
+    .addOption(
+      new Option('--log-level <level>', 'JSON log level')
+        .choices(['debug', 'info', 'warn', 'error', 'silent'])
+        .default('info'),
+    )
+    .addOption(dbOption())
+    .addHelpText('after', HELP);
+}
+
+/** The flags of `keyhole serve`, as its definition types them. */
+export type ServeFlags = FlagsOf<typeof defineServe>;
+
+/** `keyhole serve`: the read-only `/v1` API, until SIGINT or SIGTERM. */
+export const registerServe: CommandRegistrar = (program, runs) => {
+  runs(defineServe(program), async () => (await import('./serve.js')).serve);
+};

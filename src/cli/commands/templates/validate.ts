@@ -1,0 +1,70 @@
+/** `keyhole templates validate PATH…`: every template parsed, its errors and unsupported features reported. */
+import { formatDiagnostic, printable } from '../../../source/index.js';
+import { loadTemplates, type TemplateResult } from '../../../template/index.js';
+import { ExitCode } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import { plural } from '../../shared/words.js';
+import type { ValidateFlags } from './command.js';
+
+/** `keyhole templates validate PATH…`: the exit code. */
+export async function validateTemplates(
+  paths: readonly string[],
+  options: ValidateFlags,
+  io: CliIo,
+): Promise<number> {
+  const results = await loadTemplates(paths);
+  if (options.json === true) printJson(io, results);
+  else printText(io, results);
+  return results.some((r) => r.status === 'error') ? ExitCode.usage : ExitCode.ok;
+}
+
+interface Counts {
+  ok: number;
+  error: number;
+  unsupported: number;
+  warnings: number;
+}
+
+function count(results: readonly TemplateResult[]): Counts {
+  const counts: Counts = { ok: 0, error: 0, unsupported: 0, warnings: 0 };
+  for (const r of results) {
+    counts[r.status]++;
+    counts.warnings += r.diagnostics.filter((d) => d.severity === 'warning').length;
+  }
+  return counts;
+}
+
+function printText(io: CliIo, results: readonly TemplateResult[]): void {
+  for (const result of results) {
+    const file = printable(result.file);
+    if (result.status === 'ok') io.stdout.write(`OK ${file}\n`);
+    else if (result.status === 'unsupported') {
+      const features = result.features.map((f) => `${f.feature} (${f.line}:${f.col})`).join(', ');
+      io.stdout.write(`unsupported: ${file}: ${features}\n`);
+    } else {
+      io.stdout.write(`error: ${file}\n`);
+    }
+    for (const d of result.diagnostics) io.stdout.write(`  ${formatDiagnostic(d)}\n`);
+  }
+  const c = count(results);
+  const total = results.length;
+  io.stdout.write(
+    `${plural(total, 'template')}: ${c.ok} OK, ${c.error} with errors, ${c.unsupported} unsupported` +
+      `${c.warnings > 0 ? `, ${plural(c.warnings, 'warning')}` : ''}\n`,
+  );
+}
+
+function printJson(io: CliIo, results: readonly TemplateResult[]): void {
+  const report = {
+    summary: { total: results.length, ...count(results) },
+    templates: results.map((r) => ({
+      file: r.file,
+      status: r.status,
+      ...(r.status === 'ok' ? { id: r.template.id, requests: r.template.requestCount } : {}),
+      ...(r.status !== 'ok' && r.id !== undefined ? { id: r.id } : {}),
+      ...(r.status === 'unsupported' ? { features: r.features } : {}),
+      diagnostics: r.diagnostics,
+    })),
+  };
+  io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}

@@ -1,0 +1,101 @@
+/**
+ * The flags of the commands that send template requests (`scan`, `retest`, `worker`), read into
+ * checked values; every mistake is a `UserError` naming its flag.
+ */
+import { type HeaderField, headerNameProblem, headerValueProblem } from '../../http/index.js';
+import { DEFAULT_TEAM } from '../../store/index.js';
+import { UserError } from '../exit.js';
+import { REQUEST_DEFAULTS, type RunFlags } from './request-options.js';
+
+/** What the shared flags say, checked. */
+export interface RunConfig {
+  readonly secretFiles: readonly string[];
+  readonly prefetch: boolean;
+  readonly headers: readonly HeaderField[];
+  readonly variables: Readonly<Record<string, string>>;
+  readonly concurrency: number;
+  /** Requests per second; undefined: no limit (`-rl 0`). */
+  readonly rateLimit: number | undefined;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly jsonl: boolean;
+  readonly silent: boolean;
+  readonly redact: boolean;
+  readonly team: string;
+  readonly db: string | undefined;
+}
+
+export function runConfig(flags: RunFlags): RunConfig {
+  const rateLimit = numberFlag(flags.rateLimit, '-rl/-rate-limit', REQUEST_DEFAULTS.rateLimit, { min: 0 });
+  return {
+    secretFiles: flags.secretFile ?? [],
+    prefetch: flags.prefetchSecrets === true,
+    headers: (flags.header ?? []).map(parseHeader),
+    variables: Object.fromEntries((flags.var ?? []).map(parseVariable)),
+    concurrency: numberFlag(flags.concurrency, '-c/-concurrency', REQUEST_DEFAULTS.concurrency, {
+      min: 1,
+      max: 10_000,
+      integer: true,
+    }),
+    rateLimit: rateLimit === 0 ? undefined : rateLimit,
+    timeoutMs:
+      numberFlag(flags.timeout, '-timeout', REQUEST_DEFAULTS.timeoutSeconds, { min: 0.001, max: 86_400 }) *
+      1000,
+    retries: numberFlag(flags.retries, '-retries', REQUEST_DEFAULTS.retries, {
+      min: 0,
+      max: 100,
+      integer: true,
+    }),
+    jsonl: flags.jsonl === true,
+    silent: flags.silent === true,
+    redact: flags.redact !== false,
+    team: flags.team ?? DEFAULT_TEAM,
+    db: flags.db,
+  };
+}
+
+/** A numeric flag's value, `fallback` when not given; out of range or not a number: a `UserError` naming the flag. */
+export function numberFlag(
+  text: string | undefined,
+  flag: string,
+  fallback: number,
+  range: { min: number; max?: number; integer?: boolean },
+): number {
+  if (text === undefined) return fallback;
+  const value = Number(text.trim());
+  const kind = range.integer === true ? 'a whole number' : 'a number';
+  const bounds = range.max === undefined ? `${range.min} or more` : `from ${range.min} to ${range.max}`;
+  if (
+    text.trim() === '' ||
+    !Number.isFinite(value) ||
+    (range.integer === true && !Number.isInteger(value)) ||
+    value < range.min ||
+    (range.max !== undefined && value > range.max)
+  ) {
+    throw new UserError(`${flag} takes ${kind} ${bounds}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/** `-H "Name: value"`. */
+export function parseHeader(text: string): HeaderField {
+  const colon = text.indexOf(':');
+  if (colon <= 0) {
+    throw new UserError(`-H takes "Name: value", got ${JSON.stringify(text)}; e.g. -H "X-Scan: keyhole"`);
+  }
+  const name = text.slice(0, colon).trim();
+  const value = text.slice(colon + 1).trim();
+  const problem = headerNameProblem(name) ?? headerValueProblem(value);
+  if (problem !== undefined) throw new UserError(`-H ${JSON.stringify(text)}: ${problem}`);
+  return [name, value];
+}
+
+/** `-var name=value`. */
+export function parseVariable(text: string): [string, string] {
+  const equals = text.indexOf('=');
+  const name = equals < 0 ? '' : text.slice(0, equals).trim();
+  if (name === '' || /\s/.test(name)) {
+    throw new UserError(`-var takes name=value, got ${JSON.stringify(text)}; e.g. -var username=admin`);
+  }
+  return [name, text.slice(equals + 1)];
+}
