@@ -215,7 +215,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
           offset: query.offset ?? 0,
           limit: query.limit ?? DEFAULT_LIMIT,
           ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
-          ...(query.search === undefined ? {} : { search: query.search }),
+          search: query.search,
           sort,
         });
         return {
@@ -243,7 +243,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
         const lists = await store.assets.list(teamOf(request), {
           offset: query.offset ?? 0,
           limit: query.limit ?? DEFAULT_LIMIT,
-          ...(query.search === undefined ? {} : { search: query.search }),
+          search: query.search,
         });
         return {
           payload: { message: 'Successfully retrieved assets', data: lists.map(assetItem) },

@@ -45,7 +45,7 @@ export interface UnresolvedPlaceholder {
   /** Variables it reads that the scope does not hold. */
   readonly missing: readonly string[];
   /** The evaluation error, when all variables were there but evaluating failed. */
-  readonly error?: string;
+  readonly error?: string | undefined;
 }
 
 type Resolution =

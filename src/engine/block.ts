@@ -83,7 +83,7 @@ export interface RunOutcome {
 /** Target variables, made once per origin (and for the run's own target, once without and with its trailing slash). */
 export interface TargetValueCache {
   readonly byOrigin: Map<string, ReadonlyMap<string, Value>>;
-  readonly ofRunTarget: [ReadonlyMap<string, Value>?, ReadonlyMap<string, Value>?];
+  readonly ofRunTarget: [ReadonlyMap<string, Value> | undefined, ReadonlyMap<string, Value> | undefined];
 }
 
 export interface BlockOutcome {

@@ -54,8 +54,8 @@ export class TemplateLoginRunner implements LoginRunner {
       ...(this.options.exchangeDeadlines === undefined
         ? {}
         : { exchangeDeadlines: this.options.exchangeDeadlines }),
-      ...(this.options.timeoutMs === undefined ? {} : { timeoutMs: this.options.timeoutMs }),
-      ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+      timeoutMs: this.options.timeoutMs,
+      signal: this.options.signal,
       onResult: ({ result }) => {
         if (result.matched) matched = true;
         for (const [name, found] of [...result.dynamicValues, ...result.extracts]) {

@@ -28,10 +28,10 @@ export interface RunOptions {
   /** `-ms`: when nothing matched, also report one `matcher-status: false` event for the run. */
   readonly matcherStatus?: boolean;
   /** Per-request deadline (default: the client's); a raw request's `@timeout` wins. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Most body bytes read per response (default: the client's); a block's `max-size` wins. */
   readonly maxBodyBytes?: number;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Called with each result event as soon as it is found. */
   readonly onEvent?: (event: ResultEvent) => void;
   /** Called after each request: for progress. */

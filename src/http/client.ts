@@ -42,9 +42,9 @@ export interface HttpClientOptions {
 }
 
 export interface SendOptions {
-  readonly timeoutMs?: number;
-  readonly maxBodyBytes?: number;
-  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number | undefined;
+  readonly maxBodyBytes?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
   /** TLS server name (SNI) to present, e.g. for `@tls-sni`; default: the host name (none for IPs). */
   readonly tlsServerName?: string;
   /** Time on the wire this send shares with the other sends of its exchange (a redirect chain). */

@@ -3,16 +3,21 @@ import { describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
 import { formatFinding, quoteForScreen } from './console.js';
 
-const event = (fields: Partial<ResultEvent> = {}): ResultEvent => ({
-  'template-id': 'exposed-panel',
-  info: { name: 'Exposed panel', author: ['a'], tags: null, severity: 'high' },
-  type: 'http',
-  host: 'app.test',
-  'matched-at': 'https://app.test/admin',
-  timestamp: '2024-01-01T00:00:00Z',
-  'matcher-status': true,
-  ...fields,
-});
+/** An event with `fields` over a plain finding; a field given as undefined is left out. */
+function event(fields: { [K in keyof ResultEvent]?: ResultEvent[K] | undefined } = {}): ResultEvent {
+  const made: Record<string, unknown> = {
+    'template-id': 'exposed-panel',
+    info: { name: 'Exposed panel', author: ['a'], tags: null, severity: 'high' },
+    type: 'http',
+    host: 'app.test',
+    'matched-at': 'https://app.test/admin',
+    timestamp: '2024-01-01T00:00:00Z',
+    'matcher-status': true,
+    ...fields,
+  };
+  for (const [name, value] of Object.entries(made)) if (value === undefined) delete made[name];
+  return made as unknown as ResultEvent;
+}
 
 describe('console lines', () => {
   it('show template, protocol, severity and where it matched', () => {

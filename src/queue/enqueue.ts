@@ -10,9 +10,9 @@ export interface QueuedScanInput {
   readonly assetIds: readonly string[];
   readonly chunkSize: number;
   /** The secret-file entries it was planned with (`-sf` at queue time): workers lacking one do not run it. */
-  readonly plannedEntries?: readonly AuthEntry[];
+  readonly plannedEntries?: readonly AuthEntry[] | undefined;
   /** The scan this one re-runs (`--rescan … --queue`). */
-  readonly rescanOf?: string;
+  readonly rescanOf?: string | undefined;
 }
 
 /**
@@ -35,7 +35,7 @@ export async function enqueueScan(store: Store, input: QueuedScanInput): Promise
     assetIds: input.assetIds,
     totalScan: chunks.reduce((sum, c) => sum + c.runs, 0),
     chunks,
-    ...(input.plannedEntries === undefined ? {} : { plannedEntries: input.plannedEntries }),
-    ...(input.rescanOf === undefined ? {} : { rescanOf: input.rescanOf }),
+    plannedEntries: input.plannedEntries,
+    rescanOf: input.rescanOf,
   });
 }

@@ -36,7 +36,7 @@ export interface WorkerOptions {
   /** Tries of a chunk that fails (not a worker stopping or dying) before its scan fails. */
   readonly maxAttempts: number;
   /** Only scans of this team (all teams' when undefined). */
-  readonly teamId?: string;
+  readonly teamId?: string | undefined;
   /** Stored templates this worker must not run: its own secret files' login templates. */
   readonly isLoginTemplate?: (path: string) => boolean;
   /**
@@ -69,7 +69,7 @@ export async function runWorker(
   const templates = new TemplateCache(store, options);
   const scope = {
     entries: options.secretEntries,
-    ...(options.teamId === undefined ? {} : { teamId: options.teamId }),
+    teamId: options.teamId,
   };
   const waiting = new WaitingScans(store, options);
   while (!session.signal.aborted) {
@@ -199,7 +199,7 @@ async function runChunk(
         onProblem: (problem) => options.log.problem(problem),
       },
       resolveTarget: (target, signal) => session.resolveTarget(target, signal),
-      ...(session.redact === undefined ? {} : { redact: session.redact }),
+      redact: session.redact,
       signal: stop.signal,
     }));
   } catch (error) {

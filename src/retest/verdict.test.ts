@@ -5,8 +5,9 @@ import type { ResultEvent } from '../event/index.js';
 import { vulnHash } from '../store/index.js';
 import { judge, type RunFacts } from './verdict.js';
 
-function event(fields: Partial<ResultEvent> = {}): ResultEvent {
-  return {
+/** An event with `fields` over a plain finding; a field given as undefined is left out. */
+function event(fields: { [K in keyof ResultEvent]?: ResultEvent[K] | undefined } = {}): ResultEvent {
+  const made: Record<string, unknown> = {
     'template-id': 'exposed',
     info: { name: 'exposed', author: null, tags: null, severity: 'high' },
     type: 'http',
@@ -16,6 +17,8 @@ function event(fields: Partial<ResultEvent> = {}): ResultEvent {
     'matcher-status': true,
     ...fields,
   };
+  for (const [name, value] of Object.entries(made)) if (value === undefined) delete made[name];
+  return made as unknown as ResultEvent;
 }
 
 function findingOf(e: ResultEvent) {

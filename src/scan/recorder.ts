@@ -11,7 +11,7 @@ export interface ScanStart {
   /** Template runs planned (templates × targets, self-contained templates once). */
   readonly totalRuns: number;
   /** The scan this one re-runs (`--rescan`). */
-  readonly rescanOf?: string;
+  readonly rescanOf?: string | undefined;
 }
 
 export interface ScanTemplateRef {
@@ -44,7 +44,7 @@ export interface ScanRecorder {
   finish(): Promise<void>;
   fail(reason: string): Promise<void>;
   /** Where the scan is recorded (e.g. `scan c0ffee… in .keyhole/keyhole.db`), once started. */
-  readonly location?: string;
+  readonly location?: string | undefined;
 }
 
 /** Records nothing (`--no-store`). */

@@ -64,7 +64,7 @@ export interface ScanRunSettings {
   /** Turns a target as given into the URL to scan (e.g. probing a host without a scheme). */
   readonly resolveTarget: (target: string, signal?: AbortSignal) => Promise<TargetResolution>;
   /** Applied to every text shown or stored (events, problems); identity with `--no-redact`. */
-  readonly redact?: (text: string) => string;
+  readonly redact?: ((text: string) => string) | undefined;
   /** Stops the scan: no new run starts, runs in flight are aborted. */
   readonly signal?: AbortSignal;
 }
@@ -132,7 +132,7 @@ class JobRunner {
     this.redact = settings.redact ?? ((text: string) => text);
     this.options = {
       ...settings.run,
-      ...(settings.signal === undefined ? {} : { signal: settings.signal }),
+      signal: settings.signal,
       onEvent: (event) => this.onEvent(event),
       onRequest: (outcome) => this.onRequest(outcome),
     };

@@ -6,7 +6,7 @@ export interface ScanSettings extends ScanRunSettings {
   readonly recorder: ScanRecorder;
   readonly describe: Pick<ScanStart, 'name' | 'templates' | 'assetIds' | 'rescanOf'>;
   /** The scan's authentication, recorded with it; a failed login fails the scan. */
-  readonly ledger?: AuthLedger;
+  readonly ledger?: AuthLedger | undefined;
 }
 
 export interface ScanOutcome {

@@ -53,7 +53,7 @@ export interface SessionSettings {
   readonly prefetch: boolean;
   readonly secrets: { readonly set: SecretSet; readonly redactor: Redactor } | undefined;
   /** The targets, when known before the first request (a worker learns its own per chunk). */
-  readonly targets?: readonly string[];
+  readonly targets?: readonly string[] | undefined;
   /** Stops the session: no new request goes out, requests in flight are aborted. */
   readonly signal: AbortSignal;
 }

@@ -56,7 +56,7 @@ export class StoreRecorder implements ScanRecorder {
       })),
       assetIds: scan.assetIds,
       totalScan: scan.totalRuns,
-      ...(scan.rescanOf === undefined ? {} : { rescanOf: scan.rescanOf }),
+      rescanOf: scan.rescanOf,
     });
     this.scanId = created.id;
     await this.store.scans.markRunning(created.id);

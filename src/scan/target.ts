@@ -52,8 +52,8 @@ export function httpProbe(dispatch: Dispatch, options: { readonly timeoutMs?: nu
     try {
       await dispatch(request, {
         maxBodyBytes: 4096,
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-        ...(signal === undefined ? {} : { signal }),
+        timeoutMs: options.timeoutMs,
+        signal,
       });
       return undefined;
     } catch (error) {

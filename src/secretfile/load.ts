@@ -38,7 +38,7 @@ export interface LoadOptions {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The templates directory: the last place a relative `template:` path is looked for. */
-  readonly templatesDir?: string;
+  readonly templatesDir?: string | undefined;
   readonly inspectLoginTemplate?: LoginTemplateInspector;
   readonly runCommand?: CommandRunner;
   readonly commandTimeoutMs?: number;

@@ -26,8 +26,8 @@ export interface ReferenceContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The secret file's folder: `{file: …}` paths and commands are relative to it. */
   readonly baseDir: string;
-  readonly runCommand?: CommandRunner;
-  readonly commandTimeoutMs?: number;
+  readonly runCommand?: CommandRunner | undefined;
+  readonly commandTimeoutMs?: number | undefined;
 }
 
 /**

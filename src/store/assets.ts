@@ -7,7 +7,7 @@ import { nameContains } from './search.js';
 import { chunks, fold, writeTransaction } from './tx.js';
 
 export interface AssetQuery extends PageQuery {
-  readonly search?: string;
+  readonly search?: string | undefined;
 }
 
 export class AssetLists {

@@ -42,7 +42,7 @@ export interface ChunkStatus {
 /** Which queued scans a worker may take. */
 export interface ClaimScope {
   /** Only this team's scans (every team's when undefined). */
-  readonly teamId?: string;
+  readonly teamId?: string | undefined;
   /**
    * Fingerprints of the worker's secret entries: a scan planned with an entry not among them is
    * not taken (none given: only scans planned without secrets).

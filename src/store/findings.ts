@@ -115,7 +115,7 @@ export class Findings {
   }
 
   /** A scan's findings in the order they were recorded, a window at a time (`after` = last id seen). */
-  async ofScan(scanId: string, window: { after?: string; limit: number }): Promise<Finding[]> {
+  async ofScan(scanId: string, window: { after?: string | undefined; limit: number }): Promise<Finding[]> {
     let query = this.db.selectFrom('finding').selectAll().where('scan_id', '=', scanId);
     if (window.after !== undefined) query = query.where('id', '>', window.after);
     const rows = await query.orderBy('id').limit(window.limit).execute();

@@ -25,11 +25,11 @@ export interface ScanInput {
   /** Template × target executions planned; defaults to targets × templates. */
   readonly totalScan?: number;
   /** The scan this one re-runs (`--rescan`). */
-  readonly rescanOf?: string;
+  readonly rescanOf?: string | undefined;
   /** A queued scan's chunks: the runs of its targets that workers take one at a time. */
   readonly chunks?: readonly ChunkInput[];
   /** The secret-file entries a queued scan was planned with: a worker lacking one does not run it. */
-  readonly plannedEntries?: readonly AuthEntry[];
+  readonly plannedEntries?: readonly AuthEntry[] | undefined;
 }
 
 /** Fields `sort_asc`/`sort_desc` accept, and the columns each orders by. */
@@ -56,8 +56,8 @@ export const SCAN_SORT_FIELDS = {
 export type ScanSortField = keyof typeof SCAN_SORT_FIELDS;
 
 export interface ScanQuery extends PageQuery {
-  readonly statuses?: readonly ScanStatus[];
-  readonly search?: string;
+  readonly statuses?: readonly ScanStatus[] | undefined;
+  readonly search?: string | undefined;
   /** Applied in order, before the default newest-first order that keeps pages stable. */
   readonly sort?: readonly { readonly field: ScanSortField; readonly direction: 'asc' | 'desc' }[];
 }

@@ -42,7 +42,7 @@ export async function readSecrets(
   const loaded = await loadSecretFiles(config.secretFiles, {
     cwd: io.cwd,
     env: io.env,
-    ...(templatesDir === undefined ? {} : { templatesDir }),
+    templatesDir,
   });
   if (loaded.secrets === undefined) {
     for (const d of loaded.diagnostics) output.fatal(formatDiagnostic(d));
@@ -84,7 +84,7 @@ export async function withCommandSession<T>(
     redact: config.redact,
     prefetch: config.prefetch,
     secrets,
-    ...(targets === undefined ? {} : { targets }),
+    targets,
     signal: stop.signal,
   };
   const listener: SessionListener = {

@@ -41,7 +41,7 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
     assetIds: request.assetIds,
     chunkSize,
     plannedEntries: request.plannedEntries,
-    ...(request.rescanOf === undefined ? {} : { rescanOf: request.rescanOf }),
+    rescanOf: request.rescanOf,
   });
   const chunks = await store.chunks.ofScan(scan.id);
   io.stdout.write(`${scan.id}\n`);

@@ -124,15 +124,15 @@ async function scanWith(
               onProblem: (problem) => output.problem(problem),
             },
             resolveTarget: (target, signal) => session.resolveTarget(target, signal),
-            ...(session.redact === undefined ? {} : { redact: session.redact }),
+            redact: session.redact,
             signal: session.signal,
             recorder,
-            ...(secrets === undefined ? {} : { ledger: session.ledger }),
+            ledger: secrets === undefined ? undefined : session.ledger,
             describe: {
               name: config.name ?? rescanOf?.name ?? defaultName(targets),
               templates: templateList,
               assetIds: rescanOf?.assetIds ?? config.assets,
-              ...(rescanOf === undefined ? {} : { rescanOf: rescanOf.id }),
+              rescanOf: rescanOf?.id,
             },
           }),
         );

@@ -40,7 +40,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
       output.info(`worker ${id} waiting for queued scans${whose}`);
       const summary = await runWorker(store, session, {
         id,
-        ...(teamId === undefined ? {} : { teamId }),
+        teamId,
         concurrency: config.concurrency,
         leaseMs,
         pollMs,
