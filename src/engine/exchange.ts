@@ -15,7 +15,7 @@ import {
   sendFollowingRedirects,
   TransportError,
 } from '../http/index.js';
-import { type Dispatch, type DispatchOptions, type Outgoing, Refused } from '../send/index.js';
+import { type Dispatch, type DispatchOptions, HostSkipped, type Outgoing, Refused } from '../send/index.js';
 import type { RedirectPolicy as TemplateRedirects } from '../template/index.js';
 import type { BuiltRequest } from './build.js';
 
@@ -31,7 +31,7 @@ export type ExchangeResult =
   | { readonly kind: 'ok'; readonly hops: readonly ExchangeHop[] }
   | {
       readonly kind: 'failed';
-      readonly failure: 'transport' | 'refused';
+      readonly failure: 'transport' | 'refused' | 'host-skipped';
       readonly url: string;
       readonly message: string;
       /** Hops answered before the failure (a redirect chain can fail half-way). */
@@ -71,6 +71,9 @@ export function exchange(built: BuiltRequest, settings: ExchangeSettings): Promi
 }
 
 function failedExchange(error: unknown, hops: ExchangeHop[]): ExchangeResult {
+  if (error instanceof HostSkipped) {
+    return { kind: 'failed', failure: 'host-skipped', url: error.url, message: error.message, hops };
+  }
   if (error instanceof Refused) {
     return { kind: 'failed', failure: 'refused', url: error.url, message: error.message, hops };
   }

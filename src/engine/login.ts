@@ -96,7 +96,7 @@ function loginProblem(
       : `the last response had status ${run.lastStatus}`;
   const hasMatchers = template.http.some((block) => block.operators.model.matchers.length > 0);
   const missing = login.placeholders.filter((placeholder) => !values.has(placeholder));
-  const refused = run.failures.find((f) => f.kind === 'refused');
+  const refused = run.failures.find((f) => f.kind === 'refused' || f.kind === 'host-skipped');
   if (run.flowError !== undefined) return `the flow of ${name} failed: ${run.flowError}`;
   if (refused !== undefined) return refused.message;
   if (run.requests > 0 && (matched || !hasMatchers) && missing.length === 0) return undefined;

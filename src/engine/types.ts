@@ -72,7 +72,8 @@ export interface RequestFailure {
   /** 0-based block index. */
   readonly block: number;
   readonly url: string;
-  readonly kind: 'transport' | 'refused' | 'invalid';
+  /** `host-skipped`: not sent, its host was given up on after failing again and again (`-mhe`). */
+  readonly kind: 'transport' | 'refused' | 'host-skipped' | 'invalid';
   readonly message: string;
 }
 

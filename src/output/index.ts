@@ -10,4 +10,5 @@ export {
   formatSummary,
   formatTruncatedBodies,
   type ScanSummary,
+  type SkippedHosts,
 } from './summary.js';

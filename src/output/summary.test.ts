@@ -31,6 +31,41 @@ describe('the scan summary', () => {
     );
   });
 
+  it('counts the hosts skipped as unresponsive and the requests they were not sent, after the errors', () => {
+    const text = formatSummary({
+      outcome: 'finished',
+      targets: 2,
+      templates: 1,
+      unsupportedTemplates: 0,
+      runsDone: 2,
+      runsTotal: 2,
+      requests: 31,
+      findings: none,
+      errors: 30,
+      skippedHosts: { hosts: 1, requestsNotSent: 70 },
+      elapsedMs: 1000,
+    });
+    expect(text.split('\n').slice(-3)).toEqual([
+      '  errors         30',
+      '  hosts skipped  1 (unresponsive; 70 requests not sent)',
+      '',
+    ]);
+    const noneSkipped = formatSummary({
+      outcome: 'finished',
+      targets: 1,
+      templates: 1,
+      unsupportedTemplates: 0,
+      runsDone: 1,
+      runsTotal: 1,
+      requests: 1,
+      findings: none,
+      errors: 0,
+      skippedHosts: { hosts: 0, requestsNotSent: 0 },
+      elapsedMs: 1,
+    });
+    expect(noneSkipped).not.toContain('hosts skipped');
+  });
+
   it('with secret files, shows the authenticated share of requests and what each entry did', () => {
     const text = formatSummary({
       outcome: 'failed',

@@ -14,9 +14,16 @@ export interface ScanSummary {
   readonly requests: number;
   readonly findings: Readonly<Record<Severity, number>>;
   readonly errors: number;
+  /** Hosts given up on (`-mhe`), and their requests that were not sent. */
+  readonly skippedHosts?: SkippedHosts;
   readonly elapsedMs: number;
   /** With secret files: how many of the templates' requests carried a secret, and what each entry did. */
   readonly authentication?: AuthSummary;
+}
+
+export interface SkippedHosts {
+  readonly hosts: number;
+  readonly requestsNotSent: number;
 }
 
 export interface AuthSummary {
@@ -60,6 +67,12 @@ export function formatSummary(summary: ScanSummary): string {
     ['findings', formatFindings(summary.findings)],
     ['errors', String(summary.errors)],
   ];
+  const skipped = summary.skippedHosts;
+  if (skipped !== undefined && skipped.hosts > 0)
+    after.push([
+      'hosts skipped',
+      `${skipped.hosts} (unresponsive; ${plural(skipped.requestsNotSent, 'request')} not sent)`,
+    ]);
   const lines = (list: [string, string][]) =>
     list.map(([name, value]) => `  ${name.padEnd(14)} ${value}\n`).join('');
   return `${heading}\n${lines(rows)}${entries}${lines(after)}`;

@@ -183,7 +183,7 @@ async function runChunk(
   const writer = new FindingBatches(writes, (batch) =>
     store.findings.addMany(claim.scanId, batch).then((added) => added.inserted),
   );
-  session.retryFailedLogins();
+  session.forgetFailures();
   const authBefore = session.ledger.figures();
   const heartbeat = new Heartbeat(store, claim, stats, options, () => stop.abort(new Error('lease lost')));
   let aborted: boolean;

@@ -84,6 +84,7 @@ function failureReason(failure: RequestFailure, count: number): string {
     case 'transport':
       return `${failure.message}${more}`;
     case 'refused':
+    case 'host-skipped':
       return `${failure.url}: not sent: ${failure.message}${more}`;
     case 'invalid':
       return `${failure.url}: ${failure.message}${more}`;

@@ -189,8 +189,10 @@ class JobRunner {
     if (outcome.kind === 'sent' && outcome.truncatedAt !== undefined)
       settings.stats.truncated(outcome.truncatedAt);
     if (outcome.kind !== 'failed' || settings.signal?.aborted === true) return;
-    settings.stats.errors++;
     const { failure } = outcome;
+    // A request to a host given up on is counted by the session, which said so once.
+    if (failure.kind === 'host-skipped') return;
+    settings.stats.errors++;
     settings.listener.onProblem?.({
       kind: 'request',
       templateId: job?.template.id ?? '',

@@ -4,8 +4,8 @@
  * resolver and its logins, the ledger of what was authenticated, and the scheme probe.
  *
  *   scan requests    secrets(resolver, ledger) ┐
- *   login requests   secrets(static entries)   ├→ resends → rate → wire → HttpClient
- *   scheme probes                              └────────────→ rate → wire ┘
+ *   login requests   secrets(static entries)   ├→ host errors → resends → rate → wire → HttpClient
+ *   scheme probes                              └───────────────────────────→ rate → wire ┘
  */
 import { setMaxListeners } from 'node:events';
 import { LoginError, TemplateLoginRunner } from '../engine/index.js';
@@ -24,9 +24,11 @@ import {
 import {
   chain,
   type Dispatch,
+  HostErrorBudget,
   onTheWire,
   rateLimited,
   retrying,
+  type SkippedHost,
   transportDispatch,
   withSecrets,
 } from '../send/index.js';
@@ -43,6 +45,8 @@ export interface SessionSettings {
   readonly rateLimit: number | undefined;
   /** Times a request that failed in transport is sent again. */
   readonly retries: number;
+  /** `-mhe`: failures in a row after which a host is skipped; undefined: never (`-nmhe`). */
+  readonly maxHostErrors: number | undefined;
   /** `-H`: set on every request, below its secret. */
   readonly headers: HeaderList;
   /** `-var`. */
@@ -66,6 +70,8 @@ export interface SessionListener {
   onCoverage?(coverage: Coverage): void;
   /** A login started, ended or failed; `prefetching` while `-ps` runs them (a failure then stops the session). */
   onLogin?(event: LoginEvent, entry: SecretEntry, prefetching: boolean): void;
+  /** A host was given up on (`-mhe`): its requests are not sent from now on. */
+  onHostSkipped?(host: SkippedHost): void;
 }
 
 /** `-ps` logins that failed: nothing of the scan was sent. */
@@ -87,8 +93,13 @@ export interface ScanSession {
   runOptions(matcherStatus: boolean): TemplateRunOptions;
   /** A target as given, as the URL to scan (a host without a scheme is probed). */
   resolveTarget(target: string, signal?: AbortSignal): Promise<TargetResolution>;
-  /** Lets logins that failed run again on their next request (a worker, between chunks). */
-  retryFailedLogins(): void;
+  /**
+   * Lets logins that failed run again on their next request, and gives hosts given up on another
+   * chance (a worker, between chunks: the next chunk may be another scan's).
+   */
+  forgetFailures(): void;
+  /** Hosts given up on (`-mhe`), and the requests to them that were not sent. */
+  skippedHosts(): { readonly hosts: number; readonly requestsNotSent: number };
 }
 
 /**
@@ -122,7 +133,11 @@ async function openSession(
   const rate =
     settings.rateLimit === undefined ? undefined : rateLimited(new RateLimiter(settings.rateLimit));
   const wire = chain(transportDispatch(client), [rate, onTheWire(() => listener.onRequest?.())]);
-  const sent = chain(wire, [retrying(settings.retries)]);
+  const hostErrors =
+    settings.maxHostErrors === undefined
+      ? undefined
+      : new HostErrorBudget(settings.maxHostErrors, (host) => listener.onHostSkipped?.(host));
+  const sent = chain(wire, [hostErrors?.interceptor, retrying(settings.retries)]);
   const probe = httpProbe(wire, { timeoutMs: settings.timeoutMs });
   const redactor = settings.secrets?.redactor ?? new Redactor();
   for (const [name, value] of settings.headers) redactor.registerHeader(name, value);
@@ -146,7 +161,11 @@ async function openSession(
       timeoutMs: settings.timeoutMs,
     }),
     resolveTarget: resolveScheme,
-    retryFailedLogins: () => resolver?.forgetFailedLogins(),
+    forgetFailures: () => {
+      resolver?.forgetFailedLogins();
+      hostErrors?.forget();
+    },
+    skippedHosts: () => hostErrors?.figures ?? { hosts: 0, requestsNotSent: 0 },
   };
 }
 

@@ -13,6 +13,7 @@ export {
   Refused,
   transportDispatch,
 } from './dispatch.js';
+export { HostErrorBudget, HostSkipped, type SkippedHost } from './host-errors.js';
 export { rateLimited } from './rate.js';
 export { retrying } from './retries.js';
 export { withSecrets } from './secrets.js';

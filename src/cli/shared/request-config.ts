@@ -18,6 +18,8 @@ export interface RunConfig {
   readonly rateLimit: number | undefined;
   readonly timeoutMs: number;
   readonly retries: number;
+  /** `-mhe`; undefined with `-nmhe` (or `-mhe 0`): hosts are never skipped. */
+  readonly maxHostErrors: number | undefined;
   readonly jsonl: boolean;
   readonly silent: boolean;
   readonly redact: boolean;
@@ -46,12 +48,22 @@ export function runConfig(flags: RunFlags): RunConfig {
       max: 100,
       integer: true,
     }),
+    maxHostErrors: maxHostErrors(flags),
     jsonl: flags.jsonl === true,
     silent: flags.silent === true,
     redact: flags.redact !== false,
     team: flags.team ?? DEFAULT_TEAM,
     db: flags.db,
   };
+}
+
+function maxHostErrors(flags: RunFlags): number | undefined {
+  const max = numberFlag(flags.maxHostError, '-mhe/-max-host-error', REQUEST_DEFAULTS.maxHostErrors, {
+    min: 0,
+    max: 1_000_000,
+    integer: true,
+  });
+  return flags.mhe === false || max === 0 ? undefined : max;
 }
 
 /** A numeric flag's value, `fallback` when not given; out of range or not a number: a `UserError` naming the flag. */

@@ -19,6 +19,7 @@ export const REQUEST_DEFAULTS = {
   rateLimit: 150,
   timeoutSeconds: 10,
   retries: 1,
+  maxHostErrors: 30,
 } as const;
 
 /** How a command words the request flags whose meaning depends on what it runs. */
@@ -29,7 +30,7 @@ export interface RequestWording {
   readonly rateLimitScope: string;
 }
 
-/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout` and `-retries`, in that order. */
+/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe` and `-nmhe`, in that order. */
 export function addRequestOptions<
   Args extends unknown[],
   Opts extends OptionValues,
@@ -49,7 +50,12 @@ export function addRequestOptions<
     .option(
       '--retries <n>',
       `times a request that failed in transport is sent again (default ${REQUEST_DEFAULTS.retries})`,
-    );
+    )
+    .option(
+      '--mhe, --max-host-error <n>',
+      `failures in a row (no connection, no answer in time) after which a host is skipped for the rest of the run (default ${REQUEST_DEFAULTS.maxHostErrors}; also -mhe)`,
+    )
+    .option('--nmhe, --no-mhe', 'never skip a host, however often it fails (also -nmhe)');
 }
 
 /** `-j`: what a command prints as JSON lines. */

@@ -18,6 +18,7 @@ import {
   type ScanSummary,
 } from '../../output/index.js';
 import type { ScanProblem } from '../../scan/index.js';
+import type { SkippedHost } from '../../send/index.js';
 import { printable } from '../../source/index.js';
 import { UserError } from '../exit.js';
 import { type CliIo, colourFor } from '../io.js';
@@ -117,6 +118,14 @@ export class ScanOutput {
     this.refusals.add(problem.message);
     this.error(
       `[${problem.templateId}] ${problem.url}: not sent: ${problem.message} (further requests refused for this reason are counted, not shown)`,
+    );
+  }
+
+  /** A host given up on (`-mhe`): said once; the requests it is then refused are counted, not shown. */
+  hostSkipped(host: SkippedHost): void {
+    const failures = host.errors === 1 ? 'a request failed' : `${host.errors} requests in a row failed`;
+    this.warn(
+      `${host.host} skipped for the rest of the scan: ${failures} (last: ${host.cause}); -mhe sets how many failures, -nmhe never skips`,
     );
   }
 

@@ -79,6 +79,7 @@ export async function withCommandSession<T>(
     concurrency: config.concurrency,
     rateLimit: config.rateLimit,
     retries: config.retries,
+    maxHostErrors: config.maxHostErrors,
     headers: config.headers,
     variables: config.variables,
     redact: config.redact,
@@ -97,6 +98,7 @@ export async function withCommandSession<T>(
         }),
     onCoverage: (covered) => warnAboutCoverage(covered, targets?.length ?? 0, config.prefetch, output),
     onLogin: (event, entry, prefetching) => reportLogin(event, entry, prefetching, output, counts),
+    onHostSkipped: (host) => output.hostSkipped(host),
   };
   try {
     return await withScanSession(settings, listener, work);

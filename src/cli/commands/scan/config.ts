@@ -76,6 +76,8 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
     flags.rateLimit !== undefined ? '-rl' : undefined,
     flags.timeout !== undefined ? '-timeout' : undefined,
     flags.retries !== undefined ? '-retries' : undefined,
+    flags.maxHostError !== undefined ? '-mhe' : undefined,
+    flags.mhe === false ? '-nmhe' : undefined,
     flags.redact === false ? '--no-redact' : undefined,
   ].filter((flag) => flag !== undefined);
   if (workerFlags.length > 0) {

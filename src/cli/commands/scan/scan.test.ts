@@ -1,5 +1,6 @@
 /** `keyhole scan` run in-process: flags, output forms, exit codes, the summary and Ctrl-C. */
 import { mkdirSync, readFileSync, truncateSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
@@ -313,6 +314,54 @@ http:
     expect(result.code).toBe(0);
     expect(host.requests.map((r) => r.path)).toEqual(['/self/found']);
     expect(lines(result.out)).toEqual([`[self] [http] [low] ${host.origin}/self/found`]);
+  });
+});
+
+describe('keyhole scan against a host that stops answering (-mhe)', () => {
+  const silent = createServer((socket) => socket.on('error', () => {}));
+  let silentOrigin = '';
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    silentOrigin = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    ws.file(
+      'five.yaml',
+      pathsTemplate(
+        'five',
+        ['/found', '/a', '/b', '/c', '/d'].map((p) => `{{BaseURL}}${p}`),
+      ),
+    );
+  });
+  afterAll(() => {
+    silent.close();
+  });
+  const flags = ['-t', 'five.yaml', '-timeout', '0.2', '-retries', '0', '-c', '1'];
+
+  it('skips the host after -mhe failures in a row, says so once, and counts what it was not sent', async () => {
+    const result = await scan('-u', silentOrigin, '-u', host.origin, ...flags, '-mhe', '2');
+    expect(result.code).toBe(0);
+    expect(lines(result.out)).toEqual([`[five] [http] [info] ${host.origin}/found`]);
+    const err = lines(result.err);
+    expect(err.filter((l) => l.startsWith('[ERR]'))).toHaveLength(2);
+    expect(err.filter((l) => l.startsWith('[WRN]'))).toEqual([
+      `[WRN] ${silentOrigin.slice(7)} skipped for the rest of the scan: 2 requests in a row failed (last: timed out after 200 ms while waiting for the response head); -mhe sets how many failures, -nmhe never skips`,
+    ]);
+    expect(result.err).toContain('  requests       7 ');
+    expect(result.err).toContain(
+      '  errors         2\n  hosts skipped  1 (unresponsive; 3 requests not sent)\n',
+    );
+    expect(host.requests).toHaveLength(5);
+  });
+
+  it('never skips a host with -nmhe', async () => {
+    const result = await scan('-u', silentOrigin, ...flags, '-mhe', '2', '-nmhe');
+    expect(lines(result.err).filter((l) => l.startsWith('[ERR]'))).toHaveLength(5);
+    expect(result.err).not.toContain('skipped');
+  });
+
+  it('refuses a -mhe that is not a whole number', async () => {
+    const result = await scan('-u', silentOrigin, ...flags, '-mhe', 'many');
+    expect(result).toMatchObject({ code: 1, out: '' });
+    expect(result.err).toContain('-mhe/-max-host-error takes a whole number from 0 to 1000000, got "many"');
   });
 });
 

@@ -142,7 +142,7 @@ async function scanWith(
         const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
         output.truncatedBodies(stats.truncatedBodies);
         output.summary(
-          summaryOf(outcome.outcome, stats, plan, unsupported, authentication),
+          summaryOf(outcome.outcome, stats, plan, unsupported, authentication, session.skippedHosts()),
           recorder.location,
         );
         return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;

@@ -1,5 +1,5 @@
 /** The summary a scan ends with, from what its stats and its ledger counted. */
-import type { AuthSummary, ScanSummary } from '../../../output/index.js';
+import type { AuthSummary, ScanSummary, SkippedHosts } from '../../../output/index.js';
 import type { AuthFigures, ScanPlan, ScanStats } from '../../../scan/index.js';
 
 export function summaryOf(
@@ -8,8 +8,10 @@ export function summaryOf(
   plan: ScanPlan,
   unsupported: number,
   authentication: AuthSummary | undefined,
+  skippedHosts: SkippedHosts,
 ): ScanSummary {
   return {
+    skippedHosts,
     ...(authentication === undefined ? {} : { authentication }),
     outcome,
     targets: plan.targets.length,
