@@ -17,10 +17,11 @@
  * of their own, closed after the response: their bytes are sent as given all the same.
  */
 import type { SendBudget } from './budget.js';
-import { ConnectionPool, type Endpoint } from './connection-pool.js';
+import { ConnectionPool, type Dialing, type Endpoint } from './connection-pool.js';
 import { Deadlines } from './deadlines.js';
 import { TransportError } from './errors.js';
 import { type HttpRequest, isHeaderName, type Scheme } from './message.js';
+import type { ProxyServer } from './proxy.js';
 import { bodyBytes, requestUrl, requestWireForm } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
 import { type ConnectionSource, type ExchangeLimits, runExchange } from './socket-exchange.js';
@@ -35,6 +36,8 @@ export interface HttpClientOptions {
   readonly connectionsPerOrigin?: number;
   /** Verify TLS certificates (default false: scanners talk to hosts with any certificate). */
   readonly verifyTls?: boolean;
+  /** Every connection through this proxy (see proxy.ts); none by default. */
+  readonly proxy?: ProxyServer | undefined;
   /** How long an idle keep-alive connection is kept (default 4 s, as undici and most servers). */
   readonly idleMs?: number;
   /** Idle keep-alive connections kept across all origins, the oldest closed first (default 256). */
@@ -68,7 +71,7 @@ export const defaultMaxBodyBytes = 10 * 1024 * 1024;
 export class HttpClient {
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
-  private readonly verifyTls: boolean;
+  private readonly dialing: Dialing;
   private readonly pool: ConnectionPool;
   private readonly deadlines: Deadlines;
   private readonly oneShot: ConnectionSource = { oneShot: true };
@@ -78,14 +81,14 @@ export class HttpClient {
   constructor(options: HttpClientOptions = {}) {
     this.timeoutMs = positive(options.timeoutMs, defaultTimeoutMs, 'timeoutMs');
     this.maxBodyBytes = positive(options.maxBodyBytes, defaultMaxBodyBytes, 'maxBodyBytes');
-    this.verifyTls = options.verifyTls ?? false;
+    this.dialing = { verifyTls: options.verifyTls ?? false, proxy: options.proxy };
     const perOrigin = positive(options.connectionsPerOrigin, 25, 'connectionsPerOrigin');
     this.deadlines = new Deadlines(Math.min(100, Math.max(10, this.timeoutMs / 10)));
     this.pool = new ConnectionPool({
       perOrigin,
       maxIdle: positive(options.maxIdleConnections, 256, 'maxIdleConnections'),
       idleMs: positive(options.idleMs, 4_000, 'idleMs'),
-      verifyTls: this.verifyTls,
+      dialing: this.dialing,
     });
     this.pooled = { pool: this.pool };
   }
@@ -146,7 +149,7 @@ export class HttpClient {
     return {
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
       maxBodyBytes: options.maxBodyBytes ?? this.maxBodyBytes,
-      verifyTls: this.verifyTls,
+      dialing: this.dialing,
       signal: options.signal,
       serverName: options.tlsServerName,
       budget: options.budget,

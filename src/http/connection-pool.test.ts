@@ -177,7 +177,7 @@ describe('a connection', () => {
       const port = Number(await next());
       const connection = oneShotConnection(
         { scheme: 'http', hostname: '127.0.0.1', port, serverName: undefined },
-        false,
+        { verifyTls: false, proxy: undefined },
       );
       await next(); // connected
       const heard: string[] = [];

@@ -12,6 +12,7 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import type { Scheme } from './message.js';
+import { type ProxyServer, TunnelSocket } from './proxy.js';
 import { tlsOptions } from './tls.js';
 
 /** Where a connection goes: scheme, host, port and the TLS server name it presents. */
@@ -49,7 +50,7 @@ export class Connection {
   private outgoing: Buffer | string | undefined;
 
   constructor(
-    readonly socket: Socket,
+    readonly socket: Socket | TunnelSocket,
     private readonly origin: OriginPool | undefined,
     secure: boolean,
   ) {
@@ -136,29 +137,35 @@ function flushOutbox(): void {
   for (const connection of writing) connection.flush();
 }
 
-/** Opens a socket to an endpoint (TCP, or TLS with the client's verification setting). */
-function openSocket(endpoint: Endpoint, verifyTls: boolean): Socket {
+/** How the client's connections are opened: its TLS verification setting, and its proxy if any. */
+export interface Dialing {
+  readonly verifyTls: boolean;
+  readonly proxy: ProxyServer | undefined;
+}
+
+/** Opens a socket to an endpoint (TCP, or TLS with the client's verification setting), through the proxy if any. */
+function openSocket(endpoint: Endpoint, dialing: Dialing): Socket | TunnelSocket {
   const { hostname: host, port } = endpoint;
-  if (endpoint.scheme !== 'https') return connectTcp({ host, port });
+  const tunnel = dialing.proxy === undefined ? undefined : new TunnelSocket(dialing.proxy, host, port);
+  if (endpoint.scheme !== 'https') return tunnel ?? connectTcp({ host, port });
   return connectTls({
-    host,
-    port,
+    ...(tunnel === undefined ? { host, port } : { socket: tunnel }),
     servername: endpoint.serverName,
     ALPNProtocols: ['http/1.1'],
-    ...tlsOptions(verifyTls),
+    ...tlsOptions(dialing.verifyTls),
   });
 }
 
 /** A connection used for one exchange and closed after it (unsafe requests and unusual framing). */
-export function oneShotConnection(endpoint: Endpoint, verifyTls: boolean): Connection {
-  return new Connection(openSocket(endpoint, verifyTls), undefined, endpoint.scheme === 'https');
+export function oneShotConnection(endpoint: Endpoint, dialing: Dialing): Connection {
+  return new Connection(openSocket(endpoint, dialing), undefined, endpoint.scheme === 'https');
 }
 
 export interface PoolOptions {
   readonly perOrigin: number;
   readonly maxIdle: number;
   readonly idleMs: number;
-  readonly verifyTls: boolean;
+  readonly dialing: Dialing;
 }
 
 export class ConnectionPool {
@@ -315,7 +322,7 @@ class OriginPool {
 
   private open(): Connection {
     const { endpoint } = this;
-    const socket = openSocket(endpoint, this.pool.options.verifyTls);
+    const socket = openSocket(endpoint, this.pool.options.dialing);
     const connection = new Connection(socket, this, endpoint.scheme === 'https');
     this.connections.add(connection);
     return connection;

@@ -48,6 +48,7 @@ const connectCodes = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'CERT_HAS_EXPIRED',
   'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROXY', // the proxy could not be reached, or would not open the tunnel (see proxy.ts)
 ]);
 
 /** Maps a socket error to a TransportError whose message says what happened. */

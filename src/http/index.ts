@@ -34,6 +34,7 @@ export {
   type Scheme,
   setHeader,
 } from './message.js';
+export { type ProxyServer, parseProxy, proxyAnswers } from './proxy.js';
 export { encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
 export { RawRequestHead } from './raw.js';
 export { type RedirectPolicy, sendFollowingRedirects } from './redirect.js';

@@ -11,6 +11,7 @@ import {
   type Connection,
   type ConnectionPool,
   type ConnectionUser,
+  type Dialing,
   type Endpoint,
   type Lease,
   oneShotConnection,
@@ -30,7 +31,7 @@ import { MalformedBodyError, ResponseReader } from './response-reader.js';
 export interface ExchangeLimits {
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
-  readonly verifyTls: boolean;
+  readonly dialing: Dialing;
   readonly signal?: AbortSignal | undefined;
   /** TLS server name to present instead of the host name. */
   readonly serverName?: string | undefined;
@@ -168,7 +169,7 @@ class SocketExchange implements ConnectionUser, Lease {
   private acquire(fresh: boolean): void {
     const { source, endpoint, limits } = this.spec;
     if ('pool' in source) source.pool.lease(endpoint, this, fresh);
-    else this.granted(oneShotConnection(endpoint, limits.verifyTls));
+    else this.granted(oneShotConnection(endpoint, limits.dialing));
   }
 
   private readonly onAbort = (reason: unknown): void => this.fail(abortedError(this.spec.url, reason));

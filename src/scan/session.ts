@@ -9,7 +9,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { LoginError, TemplateLoginRunner } from '../engine/index.js';
-import { type HeaderList, HttpClient, RateLimiter } from '../http/index.js';
+import { type HeaderList, HttpClient, type ProxyServer, RateLimiter } from '../http/index.js';
 import {
   type Coverage,
   coverage,
@@ -45,6 +45,8 @@ export interface SessionSettings {
   readonly rateLimit: number | undefined;
   /** Times a request that failed in transport is sent again. */
   readonly retries: number;
+  /** `-proxy`: every connection goes through it. */
+  readonly proxy: ProxyServer | undefined;
   /** `-mhe`: failures in a row after which a host is skipped; undefined: never (`-nmhe`). */
   readonly maxHostErrors: number | undefined;
   /** `-H`: set on every request, below its secret. */
@@ -115,6 +117,7 @@ export async function withScanSession<T>(
   const client = new HttpClient({
     timeoutMs: settings.timeoutMs,
     connectionsPerOrigin: Math.max(25, settings.concurrency),
+    proxy: settings.proxy,
   });
   // Every request in flight listens to the session's signal: hundreds at once is normal here.
   setMaxListeners(0, settings.signal);

@@ -20,6 +20,8 @@ export interface RunConfig {
   readonly retries: number;
   /** `-mhe`; undefined with `-nmhe` (or `-mhe 0`): hosts are never skipped. */
   readonly maxHostErrors: number | undefined;
+  /** `-proxy`: proxy URLs and files of them, as given (see proxy.ts). */
+  readonly proxies: readonly string[];
   readonly jsonl: boolean;
   readonly silent: boolean;
   readonly redact: boolean;
@@ -49,6 +51,7 @@ export function runConfig(flags: RunFlags): RunConfig {
       integer: true,
     }),
     maxHostErrors: maxHostErrors(flags),
+    proxies: flags.proxy ?? [],
     jsonl: flags.jsonl === true,
     silent: flags.silent === true,
     redact: flags.redact !== false,

@@ -30,7 +30,7 @@ export interface RequestWording {
   readonly rateLimitScope: string;
 }
 
-/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe` and `-nmhe`, in that order. */
+/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe`, `-nmhe` and `-proxy`, in that order. */
 export function addRequestOptions<
   Args extends unknown[],
   Opts extends OptionValues,
@@ -55,7 +55,12 @@ export function addRequestOptions<
       '--mhe, --max-host-error <n>',
       `failures in a row (no connection, no answer in time) after which a host is skipped for the rest of the run (default ${REQUEST_DEFAULTS.maxHostErrors}; also -mhe)`,
     )
-    .option('--nmhe, --no-mhe', 'never skip a host, however often it fails (also -nmhe)');
+    .option('--nmhe, --no-mhe', 'never skip a host, however often it fails (also -nmhe)')
+    .option(
+      '-p, --proxy <proxies>',
+      'http, https or socks5 proxy for every request, logins included: URLs or files of them, a comma list or repeated; the first that answers is used (also -proxy)',
+      collectList,
+    );
 }
 
 /** `-j`: what a command prints as JSON lines. */

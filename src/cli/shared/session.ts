@@ -22,6 +22,7 @@ import {
 import { formatDiagnostic } from '../../source/index.js';
 import { UserError } from '../exit.js';
 import type { CliIo } from '../io.js';
+import { chooseProxy } from './proxy.js';
 import type { RunConfig } from './request-config.js';
 import type { ScanOutput } from './scan-output.js';
 import { plural } from './words.js';
@@ -72,6 +73,8 @@ export async function withCommandSession<T>(
   work: (session: ScanSession) => Promise<T>,
 ): Promise<T> {
   const { io, output, counts } = context;
+  const proxy = await chooseProxy(config.proxies, io, config.timeoutMs);
+  if (proxy !== undefined) output.info(`every request goes through the proxy ${proxy.label}`);
   const stop = new AbortController();
   const releaseInterrupts = onInterrupts(io, stop, output);
   const settings: SessionSettings = {
@@ -80,6 +83,7 @@ export async function withCommandSession<T>(
     rateLimit: config.rateLimit,
     retries: config.retries,
     maxHostErrors: config.maxHostErrors,
+    proxy,
     headers: config.headers,
     variables: config.variables,
     redact: config.redact,

@@ -78,6 +78,7 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
     flags.retries !== undefined ? '-retries' : undefined,
     flags.maxHostError !== undefined ? '-mhe' : undefined,
     flags.mhe === false ? '-nmhe' : undefined,
+    flags.proxy !== undefined ? '-proxy' : undefined,
     flags.redact === false ? '--no-redact' : undefined,
   ].filter((flag) => flag !== undefined);
   if (workerFlags.length > 0) {

@@ -4,6 +4,7 @@
  * matches, over redirects and absolute URLs too.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectProxy, socks5Proxy } from '../../../http/testing/proxies.js';
 import { type SeenRequest, startHosts, type TestHost } from '../../../scan/testing/hosts.js';
 import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
 
@@ -272,5 +273,99 @@ describe('before the first request', () => {
     );
     expect(result.err.indexOf('[WRN]')).toBeLessThan(result.err.indexOf('scan finished'));
     expect(result.err).toContain('  authenticated  0 of 7 requests\n');
+  });
+});
+
+describe('through a proxy (-proxy), secrets still go by the target host', () => {
+  const template = () => ws.file('one-path.yaml', pathsTemplate('one-path', ['{{BaseURL}}/p']));
+  const bearer = CASES[1] as SecretCase;
+
+  for (const [kind, start] of [
+    ['http', connectProxy],
+    ['socks5', socks5Proxy],
+  ] as const) {
+    it(`sends every target's requests through a ${kind} proxy, each secret to its own host only`, async () => {
+      const proxy = await start('scan:pr0xy-pass');
+      try {
+        const target = hosts[0] as TestHost;
+        const file = ws.file(
+          `proxied-${kind}.yaml`,
+          `static:\n  - type: bearertoken\n    domains: ["${target.authority}"]\n    ${bearer.fields}\n`,
+        );
+        const result = await scanAll(file, template(), [
+          '-proxy',
+          `${kind}://scan:pr0xy-pass@127.0.0.1:${proxy.port}`,
+        ]);
+        expect(result.err).toContain(
+          `[INF] every request goes through the proxy ${kind}://scan:****@127.0.0.1:${proxy.port}`,
+        );
+        expect(result.err).not.toContain('pr0xy-pass');
+        expect([...proxy.tunnels].sort()).toEqual(hosts.map((h) => h.authority).sort());
+        expect(target.requests.every((r) => bearer.carries(r))).toBe(true);
+        for (const other of hosts.filter((h) => h !== target)) expectNoSecret(other.requests, bearer.values);
+        for (const host of hosts) for (const r of host.requests) expect(r.raw).not.toContain('pr0xy');
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
+
+  it('uses the first proxy of a list that answers, and sends nothing when none does', async () => {
+    const live = await connectProxy();
+    const dead = await connectProxy();
+    await dead.close();
+    try {
+      const list = ws.file(
+        'proxies.txt',
+        `# ours\nhttp://127.0.0.1:${dead.port}\n\nhttp://127.0.0.1:${live.port}\n`,
+      );
+      const proxied = await ws.cli([
+        'scan',
+        ...hosts.flatMap((h) => ['-u', h.origin]),
+        '-t',
+        template(),
+        '--no-store',
+        '-proxy',
+        list,
+      ]);
+      expect(proxied.code, proxied.err).toBe(0);
+      expect(live.tunnels).toHaveLength(hosts.length);
+      for (const host of hosts) host.requests.length = 0;
+      const refused = await ws.cli([
+        'scan',
+        '-u',
+        (hosts[0] as TestHost).origin,
+        '-t',
+        template(),
+        '--no-store',
+        '-p',
+        `127.0.0.1:${dead.port}`,
+      ]);
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain(
+        `-proxy: no proxy answers: http://127.0.0.1:${dead.port} (ECONNREFUSED); no request was sent`,
+      );
+      expect(hosts.flatMap((h) => h.requests)).toEqual([]);
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('names the line of a proxy file that is not a proxy', async () => {
+    const list = ws.file('bad-proxies.txt', 'http://127.0.0.1:1\nftp://nope\n');
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      (hosts[0] as TestHost).origin,
+      '-t',
+      template(),
+      '--no-store',
+      '-proxy',
+      list,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(
+      `-proxy ${list}:2: "ftp://nope": keyhole proxies through http, https or socks5, not ftp`,
+    );
   });
 });
