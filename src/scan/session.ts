@@ -4,7 +4,7 @@
  * resolver and its logins, the ledger of what was authenticated, and the scheme probe.
  *
  *   scan requests    secrets(resolver, ledger) ┐
- *   login requests   secrets(static entries)   ├→ host errors → resends → rate → wire → HttpClient
+ *   login requests   secrets(static entries)   ├→ host errors → resends → rate → wire → dump → HttpClient
  *   scheme probes                              └───────────────────────────→ rate → wire ┘
  */
 import { setMaxListeners } from 'node:events';
@@ -24,6 +24,9 @@ import {
 import {
   chain,
   type Dispatch,
+  type Dumped,
+  type DumpSettings,
+  dumping,
   HostErrorBudget,
   onTheWire,
   rateLimited,
@@ -45,6 +48,8 @@ export interface SessionSettings {
   readonly rateLimit: number | undefined;
   /** Times a request that failed in transport is sent again. */
   readonly retries: number;
+  /** `-debug`, `-debug-req`, `-debug-resp`: what of each request on the wire is shown. */
+  readonly dump: DumpSettings;
   /** `-proxy`: every connection goes through it. */
   readonly proxy: ProxyServer | undefined;
   /** `-mhe`: failures in a row after which a host is skipped; undefined: never (`-nmhe`). */
@@ -72,6 +77,8 @@ export interface SessionListener {
   onCoverage?(coverage: Coverage): void;
   /** A login started, ended or failed; `prefetching` while `-ps` runs them (a failure then stops the session). */
   onLogin?(event: LoginEvent, entry: SecretEntry, prefetching: boolean): void;
+  /** A request or response on the wire, redacted unless `--no-redact` (`-debug`). */
+  onDump?(dumped: Dumped): void;
   /** A host was given up on (`-mhe`): its requests are not sent from now on. */
   onHostSkipped?(host: SkippedHost): void;
 }
@@ -135,15 +142,21 @@ async function openSession(
 ): Promise<ScanSession> {
   const rate =
     settings.rateLimit === undefined ? undefined : rateLimited(new RateLimiter(settings.rateLimit));
-  const wire = chain(transportDispatch(client), [rate, onTheWire(() => listener.onRequest?.())]);
+  const redactor = settings.secrets?.redactor ?? new Redactor();
+  for (const [name, value] of settings.headers) redactor.registerHeader(name, value);
+  const redact = settings.redact ? (text: string) => redactor.redact(text) : undefined;
+  const dump = dumping(settings.dump, (dumped) =>
+    listener.onDump?.(
+      redact === undefined || dumped.kind === 'sent' ? dumped : { ...dumped, text: redact(dumped.text) },
+    ),
+  );
+  const wire = chain(transportDispatch(client), [rate, onTheWire(() => listener.onRequest?.()), dump]);
   const hostErrors =
     settings.maxHostErrors === undefined
       ? undefined
       : new HostErrorBudget(settings.maxHostErrors, (host) => listener.onHostSkipped?.(host));
   const sent = chain(wire, [hostErrors?.interceptor, retrying(settings.retries)]);
   const probe = httpProbe(wire, { timeoutMs: settings.timeoutMs });
-  const redactor = settings.secrets?.redactor ?? new Redactor();
-  for (const [name, value] of settings.headers) redactor.registerHeader(name, value);
   const ledger = new AuthLedger(settings.secrets?.set);
   const resolveScheme = (target: string, signal?: AbortSignal) => resolveTarget(target, probe, signal);
   const resolver =
@@ -153,7 +166,7 @@ async function openSession(
   const dispatch: Dispatch = resolver === undefined ? sent : chain(sent, [withSecrets(resolver, ledger)]);
   return {
     signal: settings.signal,
-    redact: settings.redact ? (text) => redactor.redact(text) : undefined,
+    redact,
     ledger,
     runOptions: (matcherStatus) => ({
       dispatch,

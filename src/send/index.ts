@@ -3,6 +3,8 @@
  * probes) and the HTTP client. `scan/` composes it once per session; the engine only sees a
  * `Dispatch`.
  */
+
+export { type Dumped, type DumpSettings, dumping } from './debug.js';
 export {
   chain,
   type Dispatch,

@@ -22,6 +22,10 @@ export interface RunConfig {
   readonly maxHostErrors: number | undefined;
   /** `-proxy`: proxy URLs and files of them, as given (see proxy.ts). */
   readonly proxies: readonly string[];
+  /** `-v`, `-debug`, `-debug-req`, `-debug-resp`. */
+  readonly dump: { readonly lines: boolean; readonly requests: boolean; readonly responses: boolean };
+  /** False with `-nc`. */
+  readonly colour: boolean;
   readonly jsonl: boolean;
   readonly silent: boolean;
   readonly redact: boolean;
@@ -52,6 +56,12 @@ export function runConfig(flags: RunFlags): RunConfig {
     }),
     maxHostErrors: maxHostErrors(flags),
     proxies: flags.proxy ?? [],
+    dump: {
+      lines: flags.verbose === true,
+      requests: flags.debug === true || flags.debugReq === true,
+      responses: flags.debug === true || flags.debugResp === true,
+    },
+    colour: flags.color !== false,
     jsonl: flags.jsonl === true,
     silent: flags.silent === true,
     redact: flags.redact !== false,

@@ -30,7 +30,7 @@ export interface RequestWording {
   readonly rateLimitScope: string;
 }
 
-/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe`, `-nmhe` and `-proxy`, in that order. */
+/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe`, `-nmhe`, `-proxy` and the debug flags, in that order. */
 export function addRequestOptions<
   Args extends unknown[],
   Opts extends OptionValues,
@@ -60,7 +60,18 @@ export function addRequestOptions<
       '-p, --proxy <proxies>',
       'http, https or socks5 proxy for every request, logins included: URLs or files of them, a comma list or repeated; the first that answers is used (also -proxy)',
       collectList,
-    );
+    )
+    .option('-v, --verbose', 'a line for every request sent')
+    .option(
+      '--debug',
+      'show every request as sent and every response as received, secrets masked (also -debug)',
+    )
+    .option('--dreq, --debug-req', 'show every request as sent, secrets masked (also -dreq, -debug-req)')
+    .option(
+      '--dresp, --debug-resp',
+      'show every response as received, secrets masked (also -dresp, -debug-resp)',
+    )
+    .option('--nc, --no-color', 'no colours in what is printed (also -nc; NO_COLOR does the same)');
 }
 
 /** `-j`: what a command prints as JSON lines. */

@@ -18,8 +18,8 @@ import {
   type ScanSummary,
 } from '../../output/index.js';
 import type { ScanProblem } from '../../scan/index.js';
-import type { SkippedHost } from '../../send/index.js';
-import { printable } from '../../source/index.js';
+import type { Dumped, SkippedHost } from '../../send/index.js';
+import { printable, printableLines } from '../../source/index.js';
 import { UserError } from '../exit.js';
 import { type CliIo, colourFor } from '../io.js';
 import { messageOf } from './errors.js';
@@ -29,6 +29,8 @@ export interface OutputSettings {
   readonly silent: boolean;
   readonly matcherStatus: boolean;
   readonly output: string | undefined;
+  /** False with `-nc`: no colours even on a terminal. */
+  readonly colour?: boolean;
 }
 
 export class ScanOutput {
@@ -42,8 +44,8 @@ export class ScanOutput {
     private readonly io: CliIo,
     private readonly settings: OutputSettings,
   ) {
-    this.colourOut = colourFor(io, io.stdout);
-    this.colourErr = colourFor(io, io.stderr);
+    this.colourOut = settings.colour !== false && colourFor(io, io.stdout);
+    this.colourErr = settings.colour !== false && colourFor(io, io.stderr);
   }
 
   /** Opens the `-o` file (truncating it): once the configuration is known to be good. */
@@ -119,6 +121,19 @@ export class ScanOutput {
     this.error(
       `[${problem.templateId}] ${problem.url}: not sent: ${problem.message} (further requests refused for this reason are counted, not shown)`,
     );
+  }
+
+  /**
+   * `-v` and `-debug`: shown even with `-silent`, since they were asked for. A dump's CRLF line ends
+   * are shown as line breaks, and any other control character a target sent as an escape.
+   */
+  dumped(dumped: Dumped): void {
+    const label = pc.createColors(this.colourErr).gray;
+    const text =
+      dumped.kind === 'sent'
+        ? `${label('[VER]')} sent a request to ${printable(dumped.url)}\n`
+        : `${label('[DBG]')} ${dumped.kind === 'request' ? 'request to' : 'response from'} ${printable(dumped.url)}\n\n${printableLines(dumped.text.replaceAll('\r\n', '\n'))}\n\n`;
+    this.above(() => this.io.stderr.write(text));
   }
 
   /** A host given up on (`-mhe`): said once; the requests it is then refused are counted, not shown. */

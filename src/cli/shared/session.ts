@@ -84,6 +84,7 @@ export async function withCommandSession<T>(
     retries: config.retries,
     maxHostErrors: config.maxHostErrors,
     proxy,
+    dump: config.dump,
     headers: config.headers,
     variables: config.variables,
     redact: config.redact,
@@ -103,6 +104,7 @@ export async function withCommandSession<T>(
     onCoverage: (covered) => warnAboutCoverage(covered, targets?.length ?? 0, config.prefetch, output),
     onLogin: (event, entry, prefetching) => reportLogin(event, entry, prefetching, output, counts),
     onHostSkipped: (host) => output.hostSkipped(host),
+    onDump: (dumped) => output.dumped(dumped),
   };
   try {
     return await withScanSession(settings, listener, work);

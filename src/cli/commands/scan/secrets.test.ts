@@ -369,3 +369,50 @@ describe('through a proxy (-proxy), secrets still go by the target host', () => 
     );
   });
 });
+
+describe('-v and -debug show what goes on the wire, secrets masked', () => {
+  const template = () => ws.file('one-path.yaml', pathsTemplate('one-path', ['{{BaseURL}}/p']));
+  const secretFile = () =>
+    ws.file(
+      'debugged.yaml',
+      `static:\n  - type: bearertoken\n    domains: ["${(hosts[0] as TestHost).authority}"]\n    token: dbg-token-4242\n`,
+    );
+
+  it('-debug shows each request with its secret masked, and each response as received', async () => {
+    const target = hosts[0] as TestHost;
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      target.origin,
+      '-t',
+      template(),
+      '-sf',
+      secretFile(),
+      '--no-store',
+      '-debug',
+      '-silent',
+    ]);
+    expect(result.code, result.err).toBe(0);
+    expect(result.err).toContain(
+      `[DBG] request to ${target.origin}/p\n\nGET /p HTTP/1.1\nHost: ${target.authority}\n`,
+    );
+    expect(result.err).toMatch(/\nAuthorization: Bearer \[REDACTED\]\n/);
+    expect(result.err).toContain(`[DBG] response from ${target.origin}/p\n\nHTTP/1.1 200 OK\n`);
+    expect(result.err).toContain(`ok from ${target.name}`);
+    expect(result.err).not.toContain('dbg-token-4242');
+    expect(target.requests[0]?.headers.authorization).toBe('Bearer dbg-token-4242');
+  });
+
+  it('-debug-req shows only requests, -debug-resp only responses, -v a line per request', async () => {
+    const target = hosts[0] as TestHost;
+    const base = ['scan', '-u', target.origin, '-t', template(), '--no-store', '-silent'];
+    const requests = await ws.cli([...base, '-debug-req']);
+    expect(requests.err).toContain('[DBG] request to');
+    expect(requests.err).not.toContain('[DBG] response from');
+    const responses = await ws.cli([...base, '-dresp']);
+    expect(responses.err).not.toContain('[DBG] request to');
+    expect(responses.err).toContain('[DBG] response from');
+    const lines = await ws.cli([...base, '-v']);
+    expect(lines.err).toBe(`[VER] sent a request to ${target.origin}/p\n`);
+  });
+});
