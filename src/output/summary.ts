@@ -8,6 +8,8 @@ export interface ScanSummary {
   readonly templates: number;
   /** Templates skipped because they use something keyhole does not run yet. */
   readonly unsupportedTemplates: number;
+  /** Templates of folders skipped because they have errors. */
+  readonly brokenTemplates?: number;
   /** Template runs (one template against one target) finished, and planned. */
   readonly runsDone: number;
   readonly runsTotal: number;
@@ -43,8 +45,11 @@ export function formatSummary(summary: ScanSummary): string {
     summary.outcome === 'finished'
       ? `scan finished in ${elapsed}`
       : `scan ${summary.outcome} after ${elapsed}: ${summary.runsDone} of ${summary.runsTotal} template runs done`;
-  const unsupported =
-    summary.unsupportedTemplates === 0 ? '' : ` (+${summary.unsupportedTemplates} unsupported, skipped)`;
+  const skipped = [
+    summary.unsupportedTemplates === 0 ? '' : `+${summary.unsupportedTemplates} unsupported`,
+    (summary.brokenTemplates ?? 0) === 0 ? '' : `+${summary.brokenTemplates} with errors`,
+  ].filter((part) => part !== '');
+  const unsupported = skipped.length === 0 ? '' : ` (${skipped.join(', ')}, skipped)`;
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? ` (${formatRate(summary.requests / seconds)}/s)` : '';
   const rows: [string, string][] = [
