@@ -284,7 +284,7 @@ function bodyOf(block: ParsedTemplate['http'][number]): string {
   if (block.requests.kind === 'path') return block.body?.template.text ?? '';
   const raw = block.requests.raw[0]?.template.text ?? '';
   const split = raw.indexOf('\r\n\r\n');
-  return split < 0 ? '' : raw.slice(split + 4);
+  return split < 0 ? '' : raw.slice(split + 4).trim();
 }
 
 function unique(values: readonly string[]): string[] {
