@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { Diagnostics, sortDiagnostics } from '../source/index.js';
+import { Diagnostics, formatOf, type ParsedSource, sortDiagnostics } from '../source/index.js';
 import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import {
@@ -12,8 +12,10 @@ import {
   type DefaultExclusions,
   excludedByDefault,
   filterTakes,
+  protocolOfKeys,
   readMetadata,
   type TemplateFilter,
+  type TemplateMetadata,
 } from './select.js';
 
 /** A template file and how it was given. */
@@ -77,20 +79,69 @@ async function selectOne(
   const { filter, defaults } = options;
   const read = await readTemplateText(file);
   if (!read.ok) return fileError(file, read.reason);
-  const parsed = parseTemplateText(file, read.text);
-  if (parsed.root !== undefined && !parsed.diagnostics.hasErrors) {
-    const metadata = readMetadata(file, read.text, parsed.root);
+  const text = read.text;
+  let parsed: ParsedSource | undefined;
+  if (!isEmpty(filter) || (!source.named && defaults !== undefined)) {
+    let metadata = metadataFromHead(file, text);
+    if (metadata === undefined) {
+      parsed = parseTemplateText(file, text);
+      if (parsed.root !== undefined && !parsed.diagnostics.hasErrors)
+        metadata = readMetadata(file, text, parsed.root);
+    }
     if (metadata !== undefined) {
       if (!filterTakes(filter, metadata)) return 'filteredOut';
       if (!source.named && defaults !== undefined && excludedByDefault(defaults, filter, metadata))
         return 'leftOutByDefault';
     }
   }
-  const result = parseTemplateSource(file, read.text, parsed, {
+  const result = parseTemplateSource(file, text, parsed ?? parseTemplateText(file, text), {
     payloadFiles: payloadFileReader(source.root),
   });
   if (result.status === 'ok' && !conditionsHold(filter, result.template)) return 'filteredOut';
   return result;
+}
+
+/**
+ * The metadata read from the `id:` and `info:` blocks alone (every other line blanked, so positions
+ * stay), which is a small part of most templates; undefined when that does not parse on its own
+ * (JSON, anchors shared with other blocks, …) and the whole file must be parsed.
+ */
+function metadataFromHead(file: string, text: string): TemplateMetadata | undefined {
+  if (formatOf(file) === 'json') return undefined;
+  let keep = false;
+  const keys: string[] = [];
+  const head = text
+    .split('\n')
+    .map((line) => {
+      const key = /^([^\s#][^:]*):/.exec(line)?.[1];
+      if (key !== undefined) {
+        keys.push(key.trim());
+        keep = key === 'id' || key === 'info';
+      } else if (/^[^\s#]/.test(line)) keep = false;
+      return keep ? line : '';
+    })
+    .join('\n');
+  const parsed = parseTemplateText(file, head);
+  if (parsed.root === undefined || parsed.diagnostics.hasErrors) return undefined;
+  const metadata = readMetadata(file, head, parsed.root);
+  return metadata === undefined ? undefined : { ...metadata, protocol: protocolOfKeys(keys) };
+}
+
+function isEmpty(filter: TemplateFilter): boolean {
+  return (
+    filter.tags.length +
+      filter.excludeTags.length +
+      filter.includeTags.length +
+      filter.authors.length +
+      filter.ids.length +
+      filter.excludeIds.length +
+      filter.severities.length +
+      filter.excludeSeverities.length +
+      filter.protocols.length +
+      filter.includePaths.length +
+      filter.excludePaths.length ===
+    0
+  );
 }
 
 /** Every template file under `paths`, each once, in the order given (a folder's files sorted). */

@@ -131,8 +131,13 @@ function entryOf(map: MapNode, key: string) {
 }
 
 function protocolOf(map: MapNode): string {
-  for (const entry of map.entries) {
-    const protocol = PROTOCOL_KEYS[entry.key.text];
+  return protocolOfKeys(map.entries.map((entry) => entry.key.text));
+}
+
+/** The protocol of a template whose top-level keys are these, in order. */
+export function protocolOfKeys(keys: readonly string[]): string {
+  for (const key of keys) {
+    const protocol = PROTOCOL_KEYS[key];
     if (protocol !== undefined) return protocol;
   }
   return '';
