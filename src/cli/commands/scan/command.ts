@@ -10,11 +10,19 @@ import {
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
--jsonl, -var, -timeout, -retries.
+-jsonl, -var, -timeout, -retries, -tags, -severity, -id, -tc, -tl, -ud, ….
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
 probed as nuclei does: https:// when something answers over TLS, else http://.
+
+Templates: -t files and folders; without -t, the templates directory
+(--templates-dir, -ud, $KEYHOLE_TEMPLATES, else ~/nuclei-templates), where a
+relative -t that does not exist here is looked up too. nuclei's filters choose
+among them: -tags, -etags, -itags, -s, -es, -id, -eid, -a, -pt, -tc, -it, -et
+(exclusions win, -itags/-it win over both); -tl lists the selection, -td prints
+it. A template with errors in a folder is skipped with one line (--strict:
+stops the scan); one named with -t stops the scan before any request.
 
 Secrets (-sf) are applied to every request whose host they match, redirects and
 absolute URLs included; dynamic secrets log in once, on first need (or before
@@ -50,6 +58,8 @@ Examples:
   $ keyhole scan -u https://app.example.com -t templates/ -sf secrets.yaml
   $ keyhole scan -l hosts.txt -t http/exposures -j -o findings.jsonl
   $ keyhole scan -u app.example.com -t login-checks/ -sf secrets.yaml -ps -rl 20 -c 10
+  $ keyhole scan -u https://app.example.com -sf secrets.yaml -tags cve -s critical,high
+  $ keyhole scan --templates-dir ~/nuclei-templates -t http/cves/2024/ -id 'cve-2024-*' -tl
   $ keyhole scan -u https://app.example.com -t detect.yaml -H "X-Scan: keyhole" -var user=admin -ms
   $ keyhole scan --rescan cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
   $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
