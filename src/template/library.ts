@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { Diagnostics, formatOf, type ParsedSource, sortDiagnostics } from '../source/index.js';
+import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
 import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import {
@@ -12,10 +12,9 @@ import {
   type DefaultExclusions,
   excludedByDefault,
   filterTakes,
-  protocolOfKeys,
+  readHeadMetadata,
   readMetadata,
   type TemplateFilter,
-  type TemplateMetadata,
 } from './select.js';
 
 /** A template file and how it was given. */
@@ -82,7 +81,7 @@ async function selectOne(
   const text = read.text;
   let parsed: ParsedSource | undefined;
   if (!isEmpty(filter) || (!source.named && defaults !== undefined)) {
-    let metadata = metadataFromHead(file, text);
+    let metadata = readHeadMetadata(file, text);
     if (metadata === undefined) {
       parsed = parseTemplateText(file, text);
       if (parsed.root !== undefined && !parsed.diagnostics.hasErrors)
@@ -99,32 +98,6 @@ async function selectOne(
   });
   if (result.status === 'ok' && !conditionsHold(filter, result.template)) return 'filteredOut';
   return result;
-}
-
-/**
- * The metadata read from the `id:` and `info:` blocks alone (every other line blanked, so positions
- * stay), which is a small part of most templates; undefined when that does not parse on its own
- * (JSON, anchors shared with other blocks, …) and the whole file must be parsed.
- */
-function metadataFromHead(file: string, text: string): TemplateMetadata | undefined {
-  if (formatOf(file) === 'json') return undefined;
-  let keep = false;
-  const keys: string[] = [];
-  const head = text
-    .split('\n')
-    .map((line) => {
-      const key = /^([^\s#][^:]*):/.exec(line)?.[1];
-      if (key !== undefined) {
-        keys.push(key.trim());
-        keep = key === 'id' || key === 'info';
-      } else if (/^[^\s#]/.test(line)) keep = false;
-      return keep ? line : '';
-    })
-    .join('\n');
-  const parsed = parseTemplateText(file, head);
-  if (parsed.root === undefined || parsed.diagnostics.hasErrors) return undefined;
-  const metadata = readMetadata(file, head, parsed.root);
-  return metadata === undefined ? undefined : { ...metadata, protocol: protocolOfKeys(keys) };
 }
 
 function isEmpty(filter: TemplateFilter): boolean {

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type CompiledExpression, compileExpression } from '../dsl/index.js';
 import { selectTemplates } from './library.js';
+import { listTemplateFiles } from './load.js';
 import { parseTemplate, parseTemplateText } from './parse.js';
 import {
   conditionScope,
@@ -10,6 +12,7 @@ import {
   filterTakes,
   idMatches,
   NO_FILTER,
+  readHeadMetadata,
   readMetadata,
   type TemplateFilter,
   type TemplateMetadata,
@@ -76,6 +79,25 @@ describe('reading metadata without compiling a template', () => {
       protocol: 'dns',
       info: { authors: ['alice', 'bob'], tags: ['cve', 'apache'] },
     });
+  });
+
+  it('reads from the id and info blocks alone what it reads from the whole file, for every corpus template', async () => {
+    const corpus = fileURLToPath(new URL('../../test/corpus', import.meta.url));
+    const files = [...(await listTemplateFiles(corpus)), ...(await listTemplateFiles(library))];
+    expect(files.length).toBeGreaterThan(40);
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const whole = readMetadata(file, text, parseTemplateText(file, text).root as never);
+      expect(readHeadMetadata(file, text), file).toEqual(whole);
+    }
+  });
+
+  it('gives nothing from the head when the info block leans on an anchor elsewhere, so the file is parsed whole', () => {
+    const text = 'x: &who alice\nid: a\ninfo:\n  name: n\n  author: *who\nhttp: []\n';
+    expect(readHeadMetadata('a.yaml', text)).toBeUndefined();
+    expect(
+      readMetadata('a.yaml', text, parseTemplateText('a.yaml', text).root as never)?.info.authors,
+    ).toEqual(['alice']);
   });
 
   it('gives nothing for a file without an id or info, which is then compiled and reported', () => {

@@ -6,11 +6,11 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CompiledExpression, DslValue } from '../dsl/index.js';
 import type { Severity } from '../event/index.js';
-import { Diagnostics, type MapNode, type SourceNode } from '../source/index.js';
+import { Diagnostics, formatOf, type MapNode, type SourceNode } from '../source/index.js';
 import { ParseContext } from './context.js';
 import { decodeId, decodeInfo } from './info.js';
 import type { MetadataValue, TemplateInfo } from './model.js';
-import type { ParsedTemplate } from './parse.js';
+import { type ParsedTemplate, parseTemplateText } from './parse.js';
 
 /** The protocols nuclei templates are written for, by the key that holds their requests. */
 const PROTOCOL_KEYS: Readonly<Record<string, string>> = {
@@ -124,6 +124,32 @@ export function readMetadata(file: string, text: string, root: SourceNode): Temp
   const info = decodeInfo(ctx, entryOf(root, 'info'), root);
   if (id === undefined || info === undefined) return undefined;
   return { file, id, info, protocol: protocolOf(root) };
+}
+
+/**
+ * The metadata read from the `id:` and `info:` blocks alone (every other line blanked, so positions
+ * stay), which is a small part of most templates; undefined when that does not parse on its own
+ * (JSON, anchors shared with other blocks, …) and the whole file must be parsed.
+ */
+export function readHeadMetadata(file: string, text: string): TemplateMetadata | undefined {
+  if (formatOf(file) === 'json') return undefined;
+  let keep = false;
+  const keys: string[] = [];
+  const head = text
+    .split('\n')
+    .map((line) => {
+      const key = /^([^\s#][^:]*):/.exec(line)?.[1];
+      if (key !== undefined) {
+        keys.push(key.trim());
+        keep = key === 'id' || key === 'info';
+      } else if (/^[^\s#]/.test(line)) keep = false;
+      return keep ? line : '';
+    })
+    .join('\n');
+  const parsed = parseTemplateText(file, head);
+  if (parsed.root === undefined || parsed.diagnostics.hasErrors) return undefined;
+  const metadata = readMetadata(file, head, parsed.root);
+  return metadata === undefined ? undefined : { ...metadata, protocol: protocolOfKeys(keys) };
 }
 
 function entryOf(map: MapNode, key: string) {
