@@ -253,6 +253,18 @@ describe('keyhole scan with templates that have errors', () => {
     expect(host.requests).toEqual([]);
   });
 
+  it('says so when a template of a folder cannot be read well enough for the filters to judge it', async () => {
+    mkdirSync(ws.path('mixed'), { recursive: true });
+    cpSync(join(library, 'http/exposures/env-file.yaml'), ws.path('mixed/env-file.yaml'));
+    ws.file('mixed/no-id.yaml', 'info:\n  name: n\n  author: a\n  tags: exposure\nhttp: []\n');
+    const result = await scan(['-t', 'mixed', '-tags', 'exposure', '-u', host.origin]);
+    expect(result.code).toBe(0);
+    expect(result.err).toContain(
+      `[WRN] skipped ${ws.path('mixed/no-id.yaml')}:1:1: id: the template needs an "id"`,
+    );
+    expect(result.err).toContain('templates      1 (+1 with errors, skipped)');
+  });
+
   it('stops before any request with --strict when a folder holds a template with errors', async () => {
     const result = await scan(['--templates-dir', library, '--strict', '-u', host.origin]);
     expect(result.code).toBe(1);
