@@ -7,10 +7,12 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
 import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
+import { readQuickFields } from './quick-metadata.js';
 import {
   conditionsHold,
   type DefaultExclusions,
   excludedByDefault,
+  type FilterFields,
   filterTakes,
   readHeadMetadata,
   readMetadata,
@@ -81,7 +83,7 @@ async function selectOne(
   const text = read.text;
   let parsed: ParsedSource | undefined;
   if (!isEmpty(filter) || (!source.named && defaults !== undefined)) {
-    let metadata = readHeadMetadata(file, text);
+    let metadata: FilterFields | undefined = readQuickFields(file, text) ?? readHeadMetadata(file, text);
     if (metadata === undefined) {
       parsed = parseTemplateText(file, text);
       if (parsed.root !== undefined && !parsed.diagnostics.hasErrors)

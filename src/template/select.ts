@@ -53,6 +53,11 @@ export interface TemplateMetadata {
   readonly protocol: string;
 }
 
+/** What the filters other than `-tc` look at. */
+export type FilterFields = Pick<TemplateMetadata, 'file' | 'id' | 'protocol'> & {
+  readonly info: Pick<TemplateInfo, 'tags' | 'authors' | 'severity'>;
+};
+
 /**
  * The filters of a scan, as nuclei combines them: a template is taken when a path of `includePaths`
  * or a tag of `includeTags` forces it in; otherwise when nothing excludes it (`excludePaths`,
@@ -107,7 +112,7 @@ export interface DefaultExclusions {
 export function excludedByDefault(
   defaults: DefaultExclusions,
   filter: TemplateFilter,
-  template: TemplateMetadata,
+  template: FilterFields,
 ): boolean {
   if (isForcedIn(filter, template)) return false;
   return (
@@ -170,20 +175,20 @@ export function protocolOfKeys(keys: readonly string[]): string {
 }
 
 /** Whether the metadata filters take the template (every filter but `-tc`). */
-export function filterTakes(filter: TemplateFilter, template: TemplateMetadata): boolean {
+export function filterTakes(filter: TemplateFilter, template: FilterFields): boolean {
   if (isForcedIn(filter, template)) return true;
   if (isExcluded(filter, template)) return false;
   return matchesInclusions(filter, template);
 }
 
-function isForcedIn(filter: TemplateFilter, template: TemplateMetadata): boolean {
+function isForcedIn(filter: TemplateFilter, template: FilterFields): boolean {
   return (
     filter.includePaths.some((path) => isUnder(template.file, path)) ||
     filter.includeTags.some((tag) => template.info.tags.includes(tag))
   );
 }
 
-function isExcluded(filter: TemplateFilter, template: TemplateMetadata): boolean {
+function isExcluded(filter: TemplateFilter, template: FilterFields): boolean {
   const { info } = template;
   return (
     filter.excludePaths.some((path) => isUnder(template.file, path)) ||
@@ -193,7 +198,7 @@ function isExcluded(filter: TemplateFilter, template: TemplateMetadata): boolean
   );
 }
 
-function matchesInclusions(filter: TemplateFilter, template: TemplateMetadata): boolean {
+function matchesInclusions(filter: TemplateFilter, template: FilterFields): boolean {
   const { info } = template;
   const oneOf = <T>(wanted: readonly T[], has: (value: T) => boolean) =>
     wanted.length === 0 || wanted.some(has);
