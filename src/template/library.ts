@@ -1,6 +1,7 @@
 /**
- * Loading a selection of templates from files and folders: each file is read and its YAML parsed,
- * its metadata checked against the filters, and only the templates the filters take are compiled.
+ * Loading a selection of templates from files and folders: each file is read, the fields the
+ * filters look at are taken from its lines (or its id and info blocks), and only the templates the
+ * filters take are parsed whole and compiled.
  */
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
