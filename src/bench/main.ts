@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   engine: () => import('../engine/engine.bench.js'),
   scan: () => import('../scan/scan.bench.js'),
   store: () => import('../api/api.bench.js'),
+  templates: () => import('../template/library.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

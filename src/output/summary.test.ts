@@ -66,6 +66,23 @@ describe('the scan summary', () => {
     expect(noneSkipped).not.toContain('hosts skipped');
   });
 
+  it('counts the templates of folders skipped for errors beside the unsupported ones', () => {
+    const text = formatSummary({
+      outcome: 'finished',
+      targets: 1,
+      templates: 7,
+      unsupportedTemplates: 2,
+      brokenTemplates: 1,
+      runsDone: 7,
+      runsTotal: 7,
+      requests: 7,
+      findings: none,
+      errors: 0,
+      elapsedMs: 1000,
+    });
+    expect(text).toContain('  templates      7 (+2 unsupported, +1 with errors, skipped)\n');
+  });
+
   it('with secret files, shows the authenticated share of requests and what each entry did', () => {
     const text = formatSummary({
       outcome: 'failed',

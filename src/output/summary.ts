@@ -8,6 +8,8 @@ export interface ScanSummary {
   readonly templates: number;
   /** Templates skipped because they use something keyhole does not run yet. */
   readonly unsupportedTemplates: number;
+  /** Templates of folders skipped because they have errors. */
+  readonly brokenTemplates?: number;
   /** Template runs (one template against one target) finished, and planned. */
   readonly runsDone: number;
   readonly runsTotal: number;
@@ -50,8 +52,11 @@ export function formatSummary(summary: ScanSummary): string {
     summary.outcome === 'finished'
       ? `scan finished in ${elapsed}`
       : `scan ${summary.outcome} after ${elapsed}: ${summary.runsDone} of ${summary.runsTotal} template runs done`;
-  const unsupported =
-    summary.unsupportedTemplates === 0 ? '' : ` (+${summary.unsupportedTemplates} unsupported, skipped)`;
+  const skipped = [
+    summary.unsupportedTemplates === 0 ? '' : `+${summary.unsupportedTemplates} unsupported`,
+    (summary.brokenTemplates ?? 0) === 0 ? '' : `+${summary.brokenTemplates} with errors`,
+  ].filter((part) => part !== '');
+  const unsupported = skipped.length === 0 ? '' : ` (${skipped.join(', ')}, skipped)`;
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? ` (${formatRate(summary.requests / seconds)}/s)` : '';
   const rows: [string, string][] = [
@@ -67,11 +72,11 @@ export function formatSummary(summary: ScanSummary): string {
     ['findings', formatFindings(summary.findings)],
     ['errors', String(summary.errors)],
   ];
-  const skipped = summary.skippedHosts;
-  if (skipped !== undefined && skipped.hosts > 0)
+  const hosts = summary.skippedHosts;
+  if (hosts !== undefined && hosts.hosts > 0)
     after.push([
       'hosts skipped',
-      `${skipped.hosts} (unresponsive; ${plural(skipped.requestsNotSent, 'request')} not sent)`,
+      `${hosts.hosts} (unresponsive; ${plural(hosts.requestsNotSent, 'request')} not sent)`,
     ]);
   const lines = (list: [string, string][]) =>
     list.map(([name, value]) => `  ${name.padEnd(14)} ${value}\n`).join('');

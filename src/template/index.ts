@@ -1,6 +1,12 @@
 export { flowBlockIndex } from './flow.js';
 export { type ExternalVariable, externalVariables } from './inputs.js';
 export {
+  type SelectedResult,
+  type Selection,
+  type SelectOptions,
+  selectTemplates,
+} from './library.js';
+export {
   isTemplateFile,
   listTemplateFiles,
   loadTemplate,
@@ -13,6 +19,17 @@ export type { FlowExpression, HttpBlock, RedirectPolicy, Template, TemplateInfo 
 export { type ParsedTemplate, type ParseOptions, parseTemplate, type TemplateResult } from './parse.js';
 export { type PayloadFileReader, payloadCombinations } from './payloads.js';
 export { parseRawRequest, RawRequestError } from './raw.js';
+export {
+  conditionScope,
+  type DefaultExclusions,
+  filterTakes,
+  idMatches,
+  NO_FILTER,
+  PROTOCOL_TYPES,
+  readMetadata,
+  type TemplateFilter,
+  type TemplateMetadata,
+} from './select.js';
 export {
   mergeQueries,
   newRandstr,

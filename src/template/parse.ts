@@ -4,6 +4,7 @@ import {
   formatOf,
   type MapEntry,
   type MapNode,
+  type ParsedSource,
   type Path,
   type Position,
   parseSource,
@@ -76,9 +77,22 @@ const PROTOCOL_KEYS = ['http', 'requests'] as const;
 
 /** Parses one template from its text. Never throws: every problem is a positioned diagnostic. */
 export function parseTemplate(file: string, text: string, options: ParseOptions = {}): TemplateResult {
+  return parseTemplateSource(file, text, parseTemplateText(file, text), options);
+}
+
+/** The YAML (or JSON) of a template file, with positions; not yet read as a template. */
+export function parseTemplateText(file: string, text: string): ParsedSource {
+  return parseSource(file, text, formatOf(file) ?? 'yaml');
+}
+
+/** {@link parseTemplate} for text already parsed with {@link parseTemplateText}. */
+export function parseTemplateSource(
+  file: string,
+  text: string,
+  parsed: ParsedSource,
+  options: ParseOptions = {},
+): TemplateResult {
   const diagnostics = new Diagnostics(file);
-  const format = formatOf(file) ?? 'yaml';
-  const parsed = parseSource(file, text, format);
   for (const d of parsed.diagnostics.items) diagnostics.items.push(d);
   if (parsed.root === undefined) {
     if (!diagnostics.hasErrors)

@@ -1,6 +1,6 @@
-import type { Command } from '@commander-js/extra-typings';
+import { type Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
-import { collect, dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
+import { collect, collectList, dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
 import {
   addRequestOptions,
   jsonlOption,
@@ -10,11 +10,19 @@ import {
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
--jsonl, -var, -timeout, -retries.
+-jsonl, -var, -timeout, -retries, -tags, -severity, -id, -tc, -tl, -ud, ….
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
 probed as nuclei does: https:// when something answers over TLS, else http://.
+
+Templates: -t files and folders; without -t, the templates directory
+(--templates-dir, -ud, $KEYHOLE_TEMPLATES, else ~/nuclei-templates), where a
+relative -t that does not exist here is looked up too. nuclei's filters choose
+among them: -tags, -etags, -itags, -s, -es, -id, -eid, -a, -pt, -tc, -it, -et
+(exclusions win, -itags/-it win over both); -tl lists the selection, -td prints
+it. A template with errors in a folder is skipped with one line (--strict:
+stops the scan); one named with -t stops the scan before any request.
 
 Secrets (-sf) are applied to every request whose host they match, redirects and
 absolute URLs included; dynamic secrets log in once, on first need (or before
@@ -50,6 +58,8 @@ Examples:
   $ keyhole scan -u https://app.example.com -t templates/ -sf secrets.yaml
   $ keyhole scan -l hosts.txt -t http/exposures -j -o findings.jsonl
   $ keyhole scan -u app.example.com -t login-checks/ -sf secrets.yaml -ps -rl 20 -c 10
+  $ keyhole scan -u https://app.example.com -sf secrets.yaml -tags cve -s critical,high
+  $ keyhole scan --templates-dir ~/nuclei-templates -t http/cves/2024/ -id 'cve-2024-*' -tl
   $ keyhole scan -u https://app.example.com -t detect.yaml -H "X-Scan: keyhole" -var user=admin -ms
   $ keyhole scan --rescan cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
   $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
@@ -65,11 +75,20 @@ function defineScan(program: Command) {
     .option('-u, --target <url>', 'target URL or host (repeatable)', collect)
     .option('-l, --list <file>', 'file of targets, one per line')
     .option('--asset <id>', 'targets of a stored asset list (repeatable)', collect)
-    .option('-t, --templates <path>', 'template file or folder, searched recursively (repeatable)', collect);
-  return addRequestOptions(command, {
-    prefetch: 'before any scan request, for every dynamic secret that applies to a target',
-    rateLimitScope: 'the whole scan',
-  })
+    .option('-t, --templates <path>', 'template file or folder, searched recursively (repeatable)', collect)
+    .option(
+      '--templates-dir <dir>',
+      'the templates library (also -ud): used whole without -t, and where relative -t paths are found (default $KEYHOLE_TEMPLATES, else ~/nuclei-templates)',
+    )
+    .addOption(
+      new Option('--ud, --update-template-dir <dir>', 'nuclei spelling of --templates-dir').hideHelp(),
+    );
+  return addSelectionOptions(
+    addRequestOptions(command, {
+      prefetch: 'before any scan request, for every dynamic secret that applies to a target',
+      rateLimitScope: 'the whole scan',
+    }),
+  )
     .option('-o, --output <file>', 'write findings to a file as well')
     .addOption(jsonlOption('findings as JSONL (nuclei result events)'))
     .addOption(silentOption('print findings only (and the errors that mean the scan is not what was asked)'))
@@ -86,6 +105,48 @@ function defineScan(program: Command) {
     .addOption(teamOption())
     .addOption(dbOption())
     .addHelpText('after', EXAMPLES);
+}
+
+/** nuclei's filters, with its names and short forms; comma lists may be given, and repeated. */
+function addSelectionOptions<Args extends unknown[], Opts extends OptionValues, Global extends OptionValues>(
+  command: Command<Args, Opts, Global>,
+) {
+  return command
+    .option('--tags <tags>', 'run the templates with one of these tags', collectList)
+    .option('--etags, --exclude-tags <tags>', 'leave out the templates with one of these tags', collectList)
+    .option(
+      '--itags, --include-tags <tags>',
+      'run the templates with these tags even when excluded',
+      collectList,
+    )
+    .option('-s, --severity <severities>', 'run the templates of these severities', collectList)
+    .option(
+      '--es, --exclude-severity <severities>',
+      'leave out the templates of these severities',
+      collectList,
+    )
+    .option(
+      '--id, --template-id <ids>',
+      'run the templates with these ids (globs: "cve-2024-*")',
+      collectList,
+    )
+    .option('--eid, --exclude-id <ids>', 'leave out the templates with these ids (globs)', collectList)
+    .option('-a, --author <authors>', 'run the templates by one of these authors', collectList)
+    .option('--pt, --type <types>', 'run the templates of these protocols (keyhole runs http)', collectList)
+    .option(
+      '--tc, --template-condition <expr>',
+      'run the templates whose metadata makes this DSL expression true (repeatable)',
+      collect,
+    )
+    .option(
+      '--it, --include-templates <paths>',
+      'run these template files or folders even when excluded',
+      collectList,
+    )
+    .option('--et, --exclude-templates <paths>', 'leave out these template files or folders', collectList)
+    .option('--tl', 'list the selected templates (id, severity, path) and exit')
+    .option('--td, --template-display', "print the selected templates' content and exit")
+    .option('--strict', 'a template with errors in a folder stops the scan instead of being skipped');
 }
 
 /** The flags of `keyhole scan`, as its definition types them. */

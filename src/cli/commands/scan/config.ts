@@ -2,6 +2,7 @@
 import { UserError } from '../../exit.js';
 import { numberFlag, type RunConfig, runConfig } from '../../shared/request-config.js';
 import { DEFAULT_CHUNK_SIZE, type ScanFlags } from './command.js';
+import { filtersGiven, type SelectionConfig, selectionConfig } from './filters.js';
 
 export interface ScanConfig extends RunConfig {
   /** `-u` values, as given. */
@@ -17,6 +18,8 @@ export interface ScanConfig extends RunConfig {
   readonly rescan: string | undefined;
   /** `--queue`: the scan is queued for workers, in chunks of this many targets. */
   readonly queue: { readonly chunkSize: number } | undefined;
+  /** The templates directory and the filters that choose templates from `templates` (or it). */
+  readonly selection: SelectionConfig;
 }
 
 /** The flags given: `--team` left out when it was not given (see givenTeam). */
@@ -35,6 +38,7 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
     store: flags.store !== false,
     rescan: flags.rescan,
     queue: queueConfig(flags),
+    selection: selectionConfig(flags),
   };
   if (config.rescan !== undefined) checkRescan(config);
   if (!config.store) checkNoStore(flags);
@@ -114,6 +118,7 @@ function checkRescan(config: ScanConfig): void {
     config.list === undefined ? undefined : '-l',
     config.assets.length > 0 ? '--asset' : undefined,
     config.templates.length > 0 ? '-t' : undefined,
+    ...filtersGiven(config.selection),
   ].filter((flag) => flag !== undefined);
   if (given.length > 0) {
     throw new UserError(

@@ -1,21 +1,23 @@
 /** What a scan runs, read from the command line and the files it names: templates, targets, secrets. */
 import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { originLabel, type SecretSet } from '../../../secretfile/index.js';
-import { formatDiagnostic } from '../../../source/index.js';
 import type { Scan } from '../../../store/index.js';
-import { loadTemplates, type ParsedTemplate } from '../../../template/index.js';
+import type { ParsedTemplate } from '../../../template/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
 import { type LoadedSecrets, readSecrets } from '../../shared/session.js';
 import type { ScanConfig } from './config.js';
+import { chooseTemplates } from './library.js';
 import { ScanTargets } from './targets.js';
 
 /** What a scan runs: templates, targets, secrets. */
 export interface ScanInputs {
   readonly templates: readonly ParsedTemplate[];
   readonly unsupported: number;
+  /** Templates of folders skipped for their errors. */
+  readonly broken?: number;
   readonly targets: readonly string[];
   readonly secrets: LoadedSecrets | undefined;
   /** The scan a `--rescan` re-runs. */
@@ -30,12 +32,12 @@ export interface Given extends Omit<ScanInputs, 'targets'> {
 }
 
 export async function readGiven(config: ScanConfig, io: CliIo, output: ScanOutput): Promise<Given> {
-  const read = await readTemplates(config, io, output);
-  const templatesDir =
-    config.templates[0] === undefined ? undefined : await folderOf(resolve(io.cwd, config.templates[0]));
+  const read = await chooseTemplates(config, io, output);
+  const first = read.sources.paths[0];
+  const templatesDir = read.sources.templatesDir ?? (first === undefined ? undefined : await folderOf(first));
   const secrets = await readSecrets(config, io, output, templatesDir);
   const templates = withoutLoginTemplates(read.templates, secrets?.set, output);
-  const unsupported = read.unsupported;
+  const { unsupported, broken } = read;
   const needsTargets = templates.some((t) => !t.selfContained);
   if (
     needsTargets &&
@@ -47,7 +49,7 @@ export async function readGiven(config: ScanConfig, io: CliIo, output: ScanOutpu
   }
   const targets = new ScanTargets();
   await targets.readGiven(config, io, (text) => output.fatal(text));
-  return { templates, unsupported, targets, secrets };
+  return { templates, unsupported, broken, targets, secrets };
 }
 
 /**
@@ -75,44 +77,6 @@ export function withoutLoginTemplates(
     );
   }
   return kept;
-}
-
-/** The supported templates; templates with errors stop the scan, unsupported ones are skipped. */
-async function readTemplates(
-  config: ScanConfig,
-  io: CliIo,
-  output: ScanOutput,
-): Promise<{ templates: ParsedTemplate[]; unsupported: number }> {
-  if (config.templates.length === 0) throw new UserError('no templates: give a file or folder with -t PATH');
-  // Absolute paths, as nuclei reports them in `template-path`.
-  const loaded = await loadTemplates(config.templates.map((path) => resolve(io.cwd, path)));
-  // A file named twice (itself and through its folder) runs once.
-  const results = loaded.filter((r, i) => loaded.findIndex((other) => other.file === r.file) === i);
-  const broken = results.filter((r) => r.status === 'error');
-  if (broken.length > 0) {
-    for (const result of broken)
-      for (const d of result.diagnostics) if (d.severity === 'error') output.fatal(formatDiagnostic(d));
-    const count = broken.length === 1 ? '1 template has errors' : `${broken.length} templates have errors`;
-    throw new UserError(`${count}; fix them or leave them out (keyhole templates validate lists them)`);
-  }
-  const templates: ParsedTemplate[] = [];
-  let unsupported = 0;
-  for (const result of results) {
-    if (result.status === 'ok') templates.push(result.template);
-    else if (result.status === 'unsupported') {
-      unsupported++;
-      const features = [...new Set(result.features.map((f) => f.feature))].join(', ');
-      output.warn(`skipped ${result.file}: uses what keyhole does not run yet: ${features}`);
-    }
-  }
-  if (templates.length === 0) {
-    throw new UserError(
-      results.length === 0
-        ? `no templates found in ${config.templates.join(', ')} (templates are .yaml or .yml files)`
-        : 'none of the templates can run (see the notices above)',
-    );
-  }
-  return { templates, unsupported };
 }
 
 /** The folder of a `-t` path: itself, or the folder of a template file. */

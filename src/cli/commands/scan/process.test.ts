@@ -116,3 +116,29 @@ describe('keyhole scan as a process', () => {
     expect(scan.err).toMatch(/scan interrupted after \S+: 0 of 1 template runs done\n/);
   });
 });
+
+describe('keyhole scan on a templates library, as a process', () => {
+  const library = join(fileURLToPath(new URL('../../../../', import.meta.url)), 'test/library');
+
+  it('lists what the filters select from $KEYHOLE_TEMPLATES with -tl and exits 0', async () => {
+    const child = spawn(process.execPath, [binary, 'scan', '-tags', 'cve', '-s', 'critical', '-tl'], {
+      cwd: ws.dir,
+      env: { ...process.env, NO_COLOR: '1', KEYHOLE_TEMPLATES: library },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(out).toBe(
+      'ID             SEVERITY  PATH\nCVE-2024-0001  critical  http/cves/2024/CVE-2024-0001.yaml\n',
+    );
+  });
+
+  it('exits 1 before any request when a selection takes no template', async () => {
+    const running = keyhole('scan', '--templates-dir', library, '-u', host.origin, '-id', 'nothing-*');
+    expect(await running.exit).toBe(1);
+    expect(running.err).toMatch(/^error: no template matches the filters .*check the values of -id$/m);
+  });
+});

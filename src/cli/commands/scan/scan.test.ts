@@ -415,7 +415,7 @@ describe('keyhole scan configuration errors (exit 1, before any request)', () =>
     [
       'no template',
       ['-u', 'http://127.0.0.1:1'],
-      'error: no templates: give a file or folder with -t PATH\n',
+      'error: no templates: give a file or folder with -t PATH, or a templates folder with --templates-dir DIR (or $KEYHOLE_TEMPLATES)\n',
     ],
     [
       '-c 0',

@@ -21,6 +21,7 @@ import { existingTeam, requireQueueStore, withStore } from '../../shared/store.j
 import type { ScanFlags } from './command.js';
 import { type ScanConfig, scanConfig } from './config.js';
 import { readGiven, type ScanInputs } from './inputs.js';
+import { chooseTemplates, showTemplates } from './library.js';
 import { queueScan, templateText } from './queue.js';
 import { storedScanInputs } from './rescan.js';
 import { authSummary, summaryOf } from './summary.js';
@@ -36,6 +37,12 @@ async function scan(config: ScanConfig, io: CliIo): Promise<number> {
   try {
     if (config.queue !== undefined) requireQueueStore(config.db, io, '--queue');
     if (config.rescan !== undefined) return await rescan(config, config.rescan, io, output);
+    const show = config.selection.show;
+    if (show !== undefined) {
+      const chosen = await chooseTemplates(config, io, output);
+      await showTemplates(chosen.templates, show, chosen.sources, io);
+      return ExitCode.ok;
+    }
     // Everything that can be checked without the store is checked first: a usage error opens nothing.
     const given = await readGiven(config, io, output);
     if (!config.store && config.assets.length === 0)
@@ -73,7 +80,7 @@ async function scanWith(
   inputs: ScanInputs,
   stored: TeamStore | undefined,
 ): Promise<number> {
-  const { templates, unsupported, secrets, targets, rescanOf, texts } = inputs;
+  const { templates, unsupported, broken, secrets, targets, rescanOf, texts } = inputs;
   const plan: ScanPlan = { templates, targets };
   if (targets.length === 0 && templates.some((t) => !t.selfContained)) {
     throw new UserError(
@@ -142,7 +149,14 @@ async function scanWith(
         const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
         output.truncatedBodies(stats.truncatedBodies);
         output.summary(
-          summaryOf(outcome.outcome, stats, plan, unsupported, authentication, session.skippedHosts()),
+          summaryOf(
+            outcome.outcome,
+            stats,
+            plan,
+            { unsupported, broken: broken ?? 0 },
+            authentication,
+            session.skippedHosts(),
+          ),
           recorder.location,
         );
         return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;

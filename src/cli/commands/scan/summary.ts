@@ -6,7 +6,7 @@ export function summaryOf(
   outcome: 'finished' | 'interrupted' | 'failed',
   stats: ScanStats,
   plan: ScanPlan,
-  unsupported: number,
+  skipped: { readonly unsupported: number; readonly broken: number },
   authentication: AuthSummary | undefined,
   skippedHosts: SkippedHosts,
 ): ScanSummary {
@@ -16,7 +16,8 @@ export function summaryOf(
     outcome,
     targets: plan.targets.length,
     templates: plan.templates.length,
-    unsupportedTemplates: unsupported,
+    unsupportedTemplates: skipped.unsupported,
+    brokenTemplates: skipped.broken,
     runsDone: stats.runsDone,
     runsTotal: stats.runsTotal,
     requests: stats.requests,

@@ -1,0 +1,94 @@
+/**
+ * `npm run bench -- templates`: loading a library of templates, against reading and YAML-parsing the
+ * same files in the same run. The library is generated: copies of test/corpus (32 templates) with
+ * their ids and tags varied, 10,000 files by default (`BENCH_TEMPLATES`).
+ */
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchSuite } from '../bench/report.js';
+import { selectTemplates } from './library.js';
+import { listTemplateFiles, loadTemplates } from './load.js';
+import { parseTemplateText } from './parse.js';
+import { NO_FILTER, type TemplateFilter } from './select.js';
+
+const count = Number(process.env.BENCH_TEMPLATES ?? 10_000);
+const corpus = fileURLToPath(new URL('../../test/corpus', import.meta.url));
+
+/** One tag in a hundred copies gets: a filter for it selects about 1% of the library. */
+const RARE_TAG = 'bench-rare';
+
+export const suite: BenchSuite = async (report) => {
+  const dir = await mkdtemp(join(tmpdir(), 'keyhole-bench-templates-'));
+  try {
+    await generate(dir);
+    const files = await listTemplateFiles(dir);
+    const filter: TemplateFilter = { ...NO_FILTER, tags: [RARE_TAG], severities: ['critical', 'high'] };
+    const readAndParse = async () => {
+      for (const file of files) parseTemplateText(file, await readFile(file, 'utf8'));
+    };
+    await readAndParse(); // warms up the parser and the file cache for every row alike
+    const readParse = await timed(readAndParse);
+    const loadAll = await timed(() => loadTemplates([dir]));
+    const selectAll = await timed(() => selectTemplates([dir], { filter: NO_FILTER }));
+    let selectedFiles: string[] = [];
+    const selectSome = await timed(async () => {
+      const selection = await selectTemplates([dir], { filter });
+      selectedFiles = selection.results.map((r) => r.file);
+    });
+    const loadSelected = await timed(() => loadTemplates(selectedFiles));
+    report.heading(`Loading templates (${files.length.toLocaleString('en-US')} files)`);
+    report.table(
+      ['what', 'time (ms)', '× read + YAML parse'],
+      [
+        ['read + YAML parse every file (baseline)', readParse, 1],
+        ['load every template (loadTemplates: parse, compile)', loadAll, loadAll / readParse],
+        ['select with no filter (metadata, then compile)', selectAll, selectAll / readParse],
+        [
+          `select -tags ${RARE_TAG} -s critical,high (${selectedFiles.length} taken)`,
+          selectSome,
+          selectSome / readParse,
+        ],
+        ['load only those templates (loadTemplates on their files)', loadSelected, loadSelected / readParse],
+      ],
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
+
+/** `count` template files: corpus copies in folders of their own, the corpus helpers at the root. */
+async function generate(dir: string): Promise<void> {
+  await cp(join(corpus, 'helpers'), join(dir, 'helpers'), { recursive: true });
+  const sources = await corpusTemplates();
+  for (let i = 0; i < count; i++) {
+    const source = sources[i % sources.length] as { rel: string; text: string };
+    const target = join(dir, `copy-${Math.floor(i / sources.length)}`, source.rel);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, varied(source.text, i));
+  }
+}
+
+async function corpusTemplates(): Promise<{ rel: string; text: string }[]> {
+  const files = (await readdir(corpus, { recursive: true }))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => join(corpus, f));
+  return Promise.all(
+    files.map(async (file) => ({ rel: relative(corpus, file), text: await readFile(file, 'utf8') })),
+  );
+}
+
+/** The copy's own id, and a tag of its own (the rare one for one copy in a hundred). */
+function varied(text: string, i: number): string {
+  const tag = i % 100 === 0 ? RARE_TAG : `bench-${i % 37}`;
+  return text.replace(/^id: (.+)$/m, `id: $1-copy-${i}`).replace(/^(\s+)tags: (.+)$/m, `$1tags: $2,${tag}`);
+}

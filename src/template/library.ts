@@ -1,0 +1,159 @@
+/**
+ * Loading a selection of templates from files and folders: each file is read, the fields the
+ * filters look at are taken from its lines (or its id and info blocks), and only the templates the
+ * filters take are parsed whole and compiled.
+ */
+import { stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
+import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
+import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
+import { readQuickFields } from './quick-metadata.js';
+import {
+  conditionsHold,
+  type DefaultExclusions,
+  excludedByDefault,
+  type FilterFields,
+  filterTakes,
+  readHeadMetadata,
+  readMetadata,
+  type TemplateFilter,
+} from './select.js';
+
+/** A template file and how it was given. */
+export interface TemplateFile {
+  readonly file: string;
+  /** Named by itself (`-t login.yaml`) rather than found in a folder. */
+  readonly named: boolean;
+  /** Where its payload files are looked up, upwards from its folder. */
+  readonly root: string;
+}
+
+/** A template the filters took (or whose metadata could not be read), and how it was given. */
+export type SelectedResult = TemplateResult & { readonly named: boolean };
+
+export interface Selection {
+  /** In the order the paths gave them; each file once. */
+  readonly results: readonly SelectedResult[];
+  /** Template files the filters left out. */
+  readonly filteredOut: number;
+  /** Template files the filters took and the default exclusions left out. */
+  readonly leftOutByDefault: number;
+}
+
+export interface SelectOptions {
+  readonly filter: TemplateFilter;
+  /** The templates directory: payload files of the templates under it are looked up up to it. */
+  readonly templatesDir?: string | undefined;
+  readonly defaults?: DefaultExclusions | undefined;
+}
+
+/** Files read at once: enough to keep the disk busy, few enough not to hold thousands of texts. */
+const READ_AHEAD = 32;
+
+/**
+ * The templates under `paths` (files, or folders searched recursively) that the filter takes. A
+ * file whose id or info cannot be read is kept, as an error result: the filters cannot judge it.
+ */
+export async function selectTemplates(paths: readonly string[], options: SelectOptions): Promise<Selection> {
+  const files = await templateFiles(paths, options.templatesDir);
+  const results: (SelectedResult | undefined)[] = new Array(files.length);
+  const counts = { filteredOut: 0, leftOutByDefault: 0 };
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const index = next++;
+      const file = files[index] as TemplateFile;
+      const result = await selectOne(file, options);
+      if (typeof result === 'string') counts[result]++;
+      else results[index] = { ...result, named: file.named };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_AHEAD, files.length) }, worker));
+  return { results: results.filter((r) => r !== undefined), ...counts };
+}
+
+async function selectOne(
+  source: TemplateFile,
+  options: SelectOptions,
+): Promise<TemplateResult | 'filteredOut' | 'leftOutByDefault'> {
+  const { file } = source;
+  const { filter, defaults } = options;
+  const read = await readTemplateText(file);
+  if (!read.ok) return fileError(file, read.reason);
+  const text = read.text;
+  let parsed: ParsedSource | undefined;
+  if (!isEmpty(filter) || (!source.named && defaults !== undefined)) {
+    let metadata: FilterFields | undefined = readQuickFields(file, text) ?? readHeadMetadata(file, text);
+    if (metadata === undefined) {
+      parsed = parseTemplateText(file, text);
+      if (parsed.root !== undefined && !parsed.diagnostics.hasErrors)
+        metadata = readMetadata(file, text, parsed.root);
+    }
+    if (metadata !== undefined) {
+      if (!filterTakes(filter, metadata)) return 'filteredOut';
+      if (!source.named && defaults !== undefined && excludedByDefault(defaults, filter, metadata))
+        return 'leftOutByDefault';
+    }
+  }
+  const result = parseTemplateSource(file, text, parsed ?? parseTemplateText(file, text), {
+    payloadFiles: payloadFileReader(source.root),
+  });
+  if (result.status === 'ok' && !conditionsHold(filter, result.template)) return 'filteredOut';
+  return result;
+}
+
+function isEmpty(filter: TemplateFilter): boolean {
+  return (
+    filter.tags.length +
+      filter.excludeTags.length +
+      filter.includeTags.length +
+      filter.authors.length +
+      filter.ids.length +
+      filter.excludeIds.length +
+      filter.severities.length +
+      filter.excludeSeverities.length +
+      filter.protocols.length +
+      filter.includePaths.length +
+      filter.excludePaths.length ===
+    0
+  );
+}
+
+/** Every template file under `paths`, each once, in the order given (a folder's files sorted). */
+async function templateFiles(
+  paths: readonly string[],
+  templatesDir: string | undefined,
+): Promise<TemplateFile[]> {
+  const seen = new Set<string>();
+  const out: TemplateFile[] = [];
+  const add = (file: string, named: boolean, root: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    out.push({
+      file,
+      named,
+      root: templatesDir !== undefined && isInside(file, templatesDir) ? templatesDir : root,
+    });
+  };
+  for (const path of paths) {
+    const isFolder = await stat(path).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    if (!isFolder) add(path, true, dirname(path));
+    else for (const file of await listTemplateFiles(path)) add(file, false, path);
+  }
+  return out;
+}
+
+function isInside(file: string, dir: string): boolean {
+  const rel = relative(resolve(dir), resolve(file));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+function fileError(file: string, message: string): TemplateResult {
+  const diagnostics = new Diagnostics(file);
+  diagnostics.error({ line: 1, col: 1, offset: 0 }, [], message);
+  return { status: 'error', file, diagnostics: sortDiagnostics(diagnostics.items) };
+}
