@@ -5,11 +5,20 @@
  * for the requests after it; every response of a redirect chain is evaluated, newest first; a request
  * whose placeholders stay unresolved is skipped with the rest of the block; `stop-at-first-match`
  * ends the block at the first finding. With `threads:` and payloads, combinations run in parallel
- * (each on its own: no history, no values passed between them), as nuclei runs them.
+ * (each on its own: no history, no values passed between them), as nuclei runs them. A race sends
+ * its requests the same way, each on a connection of its own, released together at a gate: the
+ * first request `race_count` times at once, or with `threads:` every request, `threads` at a time.
  */
 import { LayeredScope, type TemplateString, type UnresolvedPlaceholder } from '../dsl/index.js';
 import type { ResultEvent } from '../event/index.js';
-import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
+import {
+  type CookieJar,
+  curlCommand,
+  dumpRawRequest,
+  dumpRequest,
+  dumpResponse,
+  RaceGate,
+} from '../http/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import { isRaw } from '../send/index.js';
 import { parseTargetUrl, TargetError, type TargetUrl } from '../targets/index.js';
@@ -135,8 +144,13 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     exchange: exchangeSettings(state, block),
   };
   const count = block.requests.kind === 'raw' ? compiled.raw.length : compiled.paths.length;
-  if (block.threads !== undefined && block.threads > 0 && block.payloads !== undefined) {
-    await runParallel(run, count, block.threads);
+  const threads = block.threads ?? 0;
+  if (block.race?.kind === 'count') {
+    await runRaceCount(run, block.race.count);
+  } else if (block.race?.kind === 'threads') {
+    await runRaceGroups(run, count, threads);
+  } else if (threads > 0 && block.payloads !== undefined) {
+    await runParallel(run, count, threads);
   } else {
     const carry: Carry = { dynamic: new Map(), history: new ResponseHistory() };
     outer: for (const payloads of payloadTexts(block)) {
@@ -175,12 +189,52 @@ function done(run: BlockRun): boolean {
   return run.state.outcome.aborted || run.stopped || run.ended;
 }
 
-async function runParallel(run: BlockRun, count: number, threads: number): Promise<void> {
-  const tasks = (function* () {
-    for (const payloads of payloadTexts(run.block)) {
-      for (let index = 0; index < count; index++) yield { payloads, index };
+interface Task {
+  readonly payloads: ReadonlyMap<string, TemplateString>;
+  readonly index: number;
+}
+
+function* tasksOf(block: HttpBlock, count: number): Generator<Task> {
+  for (const payloads of payloadTexts(block)) {
+    for (let index = 0; index < count; index++) yield { payloads, index };
+  }
+}
+
+/** nuclei's `race_count`: the block's first request (of its first payload values), `count` times at once. */
+async function runRaceCount(run: BlockRun, count: number): Promise<void> {
+  const [first] = tasksOf(run.block, 1);
+  if (first === undefined || done(run)) return;
+  const gate = new RaceGate(count);
+  const sending: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const request = runRequest(run, first.index, first.payloads, undefined, gate);
+    if (request !== undefined) sending.push(request);
+  }
+  await Promise.all(sending);
+}
+
+/** `race` with `threads:`: every request of the block, `threads` of them released together at a time. */
+async function runRaceGroups(run: BlockRun, count: number, threads: number): Promise<void> {
+  const tasks = tasksOf(run.block, count);
+  for (;;) {
+    const group: Task[] = [];
+    for (let next = tasks.next(); next.done !== true; next = tasks.next()) {
+      group.push(next.value);
+      if (group.length === threads) break;
     }
-  })();
+    if (group.length === 0 || done(run)) return;
+    const gate = new RaceGate(group.length);
+    const sending: Promise<void>[] = [];
+    for (const task of group) {
+      const request = runRequest(run, task.index, task.payloads, undefined, gate);
+      if (request !== undefined) sending.push(request);
+    }
+    await Promise.all(sending);
+  }
+}
+
+async function runParallel(run: BlockRun, count: number, threads: number): Promise<void> {
+  const tasks = tasksOf(run.block, count);
   const worker = async (): Promise<void> => {
     for (;;) {
       if (done(run)) return;
@@ -203,9 +257,12 @@ function runRequest(
   index: number,
   payloads: ReadonlyMap<string, TemplateString>,
   carry: Carry | undefined,
+  gate?: RaceGate,
 ): Promise<void> | undefined {
   const { state, block } = run;
   const prepared = prepare(run, index, payloads, carry);
+  // A request that does not go out never reaches the gate: the others need not wait for it.
+  if (!('built' in prepared)) gate?.withdraw();
   if ('skip' in prepared) {
     state.outcome.skipped.push(prepared.skip);
     state.given.options.onRequest?.({ kind: 'skipped', skip: prepared.skip });
@@ -223,10 +280,18 @@ function runRequest(
   }
   const { built } = prepared;
   if (built.once) {
-    if (run.sentOnce.has(index)) return undefined;
+    if (run.sentOnce.has(index)) {
+      gate?.withdraw();
+      return undefined;
+    }
     run.sentOnce.add(index);
   }
-  return exchange(built, run.exchange).then((result) => answered(run, index, prepared, carry, result));
+  const settings = gate === undefined ? run.exchange : racing(run.exchange, gate);
+  return exchange(built, settings).then((result) => answered(run, index, prepared, carry, result));
+}
+
+function racing(settings: ExchangeSettings, gate: RaceGate): ExchangeSettings {
+  return { ...settings, race: gate, common: { ...settings.common, race: gate } };
 }
 
 function answered(
@@ -292,7 +357,7 @@ function prepare(
     options: state.given.optionValues,
     constants: state.given.constants,
   });
-  const { meta, unresolved } = addPayloads(scope, payloads);
+  const { meta, unresolved } = addPayloads(scope, payloads, state.given.constants);
   const text = path?.text ?? compiled.raw[index];
   if (text === undefined)
     return { invalid: `request ${index + 1} of block ${block.index + 1} does not exist` };

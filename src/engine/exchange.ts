@@ -9,6 +9,7 @@ import {
   type CookieJar,
   type HttpRequest,
   type HttpResponse,
+  type RaceGate,
   type RedirectPolicy,
   requestUrl,
   SendBudget,
@@ -51,6 +52,8 @@ export interface ExchangeSettings {
   readonly maxBodyBytes?: number;
   readonly signal?: AbortSignal;
   readonly withoutSecrets: boolean;
+  /** `race`: the gate the request's last byte waits at. */
+  readonly race?: RaceGate;
   /** The dispatch options of requests without their own timeout or TLS name (see {@link commonOptions}). */
   readonly common: DispatchOptions;
 }
@@ -153,6 +156,7 @@ function newOptions(
   if (settings.signal !== undefined) options.signal = settings.signal;
   if (tlsServerName !== undefined) options.tlsServerName = tlsServerName;
   if (settings.withoutSecrets) options.withoutSecrets = true;
+  if (settings.race !== undefined) options.race = settings.race;
   return options;
 }
 

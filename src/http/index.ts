@@ -35,6 +35,7 @@ export {
   setHeader,
 } from './message.js';
 export { encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
+export { RaceGate } from './race-gate.js';
 export { RawRequestHead } from './raw.js';
 export { type RedirectPolicy, sendFollowingRedirects } from './redirect.js';
 export { authority, requestUrl } from './request-bytes.js';
