@@ -22,7 +22,14 @@ import {
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import { isRaw } from '../send/index.js';
 import { parseTargetUrl, TargetError, type TargetUrl } from '../targets/index.js';
-import { type HttpBlock, targetVariables, withPort } from '../template/index.js';
+import {
+  type AttackType,
+  DEFAULT_MAX_REDIRECTS,
+  type HttpBlock,
+  type RedirectPolicy,
+  targetVariables,
+  withPort,
+} from '../template/index.js';
 import {
   BuildError,
   type BuildSettings,
@@ -41,7 +48,13 @@ import {
 } from './exchange.js';
 import { indexedValues, ResponseHistory } from './history.js';
 import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
-import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
+import {
+  DEFAULT_USER_AGENT,
+  type RequestFailure,
+  type RunOptions,
+  type SendingOverrides,
+  type SkippedRequest,
+} from './types.js';
 
 /** What the blocks of one run share, by what changes together. */
 export interface RunState {
@@ -134,7 +147,10 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     state,
     block,
     compiled,
-    stopAtFirstMatch: block.stopAtFirstMatch || state.given.templateStopAtFirstMatch,
+    stopAtFirstMatch:
+      block.stopAtFirstMatch ||
+      state.given.templateStopAtFirstMatch ||
+      state.given.options.overrides?.stopAtFirstMatch === true,
     hasMatchers: model.matchers.length > 0,
     hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
     flowValue: false,
@@ -153,7 +169,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     await runParallel(run, count, threads);
   } else {
     const carry: Carry = { dynamic: new Map(), history: new ResponseHistory() };
-    outer: for (const payloads of payloadTexts(block)) {
+    outer: for (const payloads of payloadTexts(block, state.given.options.overrides?.attack)) {
       for (let index = 0; index < count; index++) {
         if (done(run)) break outer;
         const sending = runRequest(run, index, payloads, carry);
@@ -166,11 +182,12 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
 
 function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
   const { options } = state.given;
-  const maxBodyBytes = block.maxSize ?? options.maxBodyBytes;
+  const { overrides } = options;
+  const maxBodyBytes = overrides?.maxBodyBytes ?? block.maxSize ?? options.maxBodyBytes;
   // Optional parts set one by one: made for every block of every run.
   const settings: { -readonly [K in keyof ExchangeSettings]: ExchangeSettings[K] } = {
     dispatch: options.dispatch,
-    redirects: block.redirects,
+    redirects: redirectsOf(block.redirects, overrides?.redirects),
     deadlines: options.exchangeDeadlines ?? 1,
     withoutSecrets: block.skipSecretFile,
     common: {},
@@ -180,8 +197,20 @@ function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
   if (options.timeoutMs !== undefined) settings.timeoutMs = options.timeoutMs;
   if (maxBodyBytes !== undefined) settings.maxBodyBytes = maxBodyBytes;
   if (options.signal !== undefined) settings.signal = options.signal;
+  if (overrides?.tlsServerName !== undefined) settings.tlsServerName = overrides.tlsServerName;
   settings.common = commonOptions(settings);
   return settings;
+}
+
+/** The block's redirect policy, or what `-dr`, `-fr`, `-fhr` and `-mr` make of it (as nuclei's client pool does). */
+function redirectsOf(
+  block: RedirectPolicy,
+  override: SendingOverrides['redirects'] | undefined,
+): RedirectPolicy {
+  if (override === undefined) return block;
+  if (override.follow === 'none') return override;
+  const max = override.max ?? (block.follow === 'none' ? DEFAULT_MAX_REDIRECTS : block.max);
+  return { follow: override.follow, max };
 }
 
 function done(run: BlockRun): boolean {
@@ -194,15 +223,15 @@ interface Task {
   readonly index: number;
 }
 
-function* tasksOf(block: HttpBlock, count: number): Generator<Task> {
-  for (const payloads of payloadTexts(block)) {
+function* tasksOf(block: HttpBlock, count: number, attack: AttackType | undefined): Generator<Task> {
+  for (const payloads of payloadTexts(block, attack)) {
     for (let index = 0; index < count; index++) yield { payloads, index };
   }
 }
 
 /** nuclei's `race_count`: the block's first request (of its first payload values), `count` times at once. */
 async function runRaceCount(run: BlockRun, count: number): Promise<void> {
-  const [first] = tasksOf(run.block, 1);
+  const [first] = tasksOf(run.block, 1, run.state.given.options.overrides?.attack);
   if (first === undefined || done(run)) return;
   const gate = new RaceGate(count);
   const sending: Promise<void>[] = [];
@@ -215,7 +244,7 @@ async function runRaceCount(run: BlockRun, count: number): Promise<void> {
 
 /** `race` with `threads:`: every request of the block, `threads` of them released together at a time. */
 async function runRaceGroups(run: BlockRun, count: number, threads: number): Promise<void> {
-  const tasks = tasksOf(run.block, count);
+  const tasks = tasksOf(run.block, count, run.state.given.options.overrides?.attack);
   for (;;) {
     const group: Task[] = [];
     for (let next = tasks.next(); next.done !== true; next = tasks.next()) {
@@ -234,7 +263,7 @@ async function runRaceGroups(run: BlockRun, count: number, threads: number): Pro
 }
 
 async function runParallel(run: BlockRun, count: number, threads: number): Promise<void> {
-  const tasks = tasksOf(run.block, count);
+  const tasks = tasksOf(run.block, count, run.state.given.options.overrides?.attack);
   const worker = async (): Promise<void> => {
     for (;;) {
       if (done(run)) return;

@@ -52,6 +52,8 @@ export interface ExchangeSettings {
   readonly maxBodyBytes?: number;
   readonly signal?: AbortSignal;
   readonly withoutSecrets: boolean;
+  /** `-sni`: the TLS server name of requests that name none themselves. */
+  readonly tlsServerName?: string;
   /** `race`: the gate the request's last byte waits at. */
   readonly race?: RaceGate;
   /** The dispatch options of requests without their own timeout or TLS name (see {@link commonOptions}). */
@@ -154,7 +156,8 @@ function newOptions(
   if (timeout !== undefined) options.timeoutMs = timeout;
   if (settings.maxBodyBytes !== undefined) options.maxBodyBytes = settings.maxBodyBytes;
   if (settings.signal !== undefined) options.signal = settings.signal;
-  if (tlsServerName !== undefined) options.tlsServerName = tlsServerName;
+  const serverName = tlsServerName ?? settings.tlsServerName;
+  if (serverName !== undefined) options.tlsServerName = serverName;
   if (settings.withoutSecrets) options.withoutSecrets = true;
   if (settings.race !== undefined) options.race = settings.race;
   return options;

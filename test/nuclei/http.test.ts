@@ -102,7 +102,7 @@ describe("nuclei's http integration cases", () => {
     },
   );
 
-  nucleiCase('httpDisableRedirects: -dr keeps the first response', 'flag-dr', async () => {
+  nucleiCase('httpDisableRedirects: -dr keeps the first response', undefined, async () => {
     const ts = await server([
       { method: 'GET', path: '/', respond: redirect('/redirected', 301) },
       { method: 'GET', path: '/redirected', respond: { body: 'This is test redirects matcher text' } },
@@ -599,7 +599,7 @@ describe("nuclei's http integration cases", () => {
     expectResultsCount(await runTemplate('protocols/http/get-override-sni.yaml', ts.url), 1);
   });
 
-  nucleiCase('customCLISNI: -sni sets the TLS server name', 'flag-sni', async () => {
+  nucleiCase('customCLISNI: -sni sets the TLS server name', undefined, async () => {
     const ts = await tlsServer((_request, response, serverName) =>
       response.end(serverName === 'test' ? 'test-ok' : 'test-ko'),
     );
@@ -631,7 +631,7 @@ describe("nuclei's http integration cases", () => {
 
   nucleiCase(
     'customCLISNIUnsafe: -sni sets the TLS server name of an unsafe request',
-    'flag-sni',
+    undefined,
     async () => {
       const ts = await tlsServer((_request, response, serverName) =>
         response.end(serverName === 'test' ? 'test-ok' : 'test-ko'),
@@ -657,21 +657,17 @@ describe("nuclei's http integration cases", () => {
     20_000,
   );
 
-  nucleiCase(
-    'customAttackType: -attack-type overrides the attack of the template',
-    'flag-attack-type',
-    async () => {
-      const queries: string[] = [];
-      const ts = await tlsServer((request, response) => {
-        const target = request.url ?? '/';
-        queries.push(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
-        response.end('This is test custom payload');
-      });
-      defer(() => ts.close());
-      await runTemplate('protocols/http/custom-attack-type.yaml', ts.url, '-attack-type', 'clusterbomb');
-      expect(queries).toHaveLength(4);
-    },
-  );
+  nucleiCase('customAttackType: -attack-type overrides the attack of the template', undefined, async () => {
+    const queries: string[] = [];
+    const ts = await tlsServer((request, response) => {
+      const target = request.url ?? '/';
+      queries.push(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
+      response.end('This is test custom payload');
+    });
+    defer(() => ts.close());
+    await runTemplate('protocols/http/custom-attack-type.yaml', ts.url, '-attack-type', 'clusterbomb');
+    expect(queries).toHaveLength(4);
+  });
 
   nucleiCase(
     'httpCLBodyWithoutHeader: content_length is the body length without a header',

@@ -19,6 +19,7 @@ export const REQUEST_DEFAULTS = {
   rateLimit: 150,
   timeoutSeconds: 10,
   retries: 1,
+  maxRedirects: 10,
 } as const;
 
 /** How a command words the request flags whose meaning depends on what it runs. */
@@ -29,7 +30,10 @@ export interface RequestWording {
   readonly rateLimitScope: string;
 }
 
-/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout` and `-retries`, in that order. */
+/**
+ * `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, then nuclei's flags that change
+ * what the templates send (`-fr`, `-fhr`, `-mr`, `-dr`, `-sni`, `-at`, `-rsr`, `-spm`), in that order.
+ */
 export function addRequestOptions<
   Args extends unknown[],
   Opts extends OptionValues,
@@ -49,7 +53,27 @@ export function addRequestOptions<
     .option(
       '--retries <n>',
       `times a request that failed in transport is sent again (default ${REQUEST_DEFAULTS.retries})`,
-    );
+    )
+    .option('--fr, --follow-redirects', 'follow redirects in every template (also -fr)')
+    .option(
+      '--fhr, --follow-host-redirects',
+      'follow redirects on the same host in every template (also -fhr)',
+    )
+    .option(
+      '--mr, --max-redirects <n>',
+      `with -fr or -fhr: redirects followed at most (default: the template's, else ${REQUEST_DEFAULTS.maxRedirects})`,
+    )
+    .option('--dr, --disable-redirects', 'follow no redirect, whatever the templates say (also -dr)')
+    .option('--sni <name>', 'TLS server name of every request (default: its host name)')
+    .option(
+      '--at, --attack-type <type>',
+      'payload combinations of every template: batteringram, pitchfork or clusterbomb',
+    )
+    .option(
+      '--rsr, --response-size-read <bytes>',
+      "most body bytes read per response, over templates' max-size",
+    )
+    .option('--spm, --stop-at-first-match', 'every request block stops at its first match (also -spm)');
 }
 
 /** `-j`: what a command prints as JSON lines. */

@@ -81,6 +81,7 @@ export async function withCommandSession<T>(
     retries: config.retries,
     headers: config.headers,
     variables: config.variables,
+    overrides: config.overrides,
     redact: config.redact,
     prefetch: config.prefetch,
     secrets,

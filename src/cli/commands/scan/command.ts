@@ -10,7 +10,7 @@ import {
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
--jsonl, -var, -timeout, -retries.
+-jsonl, -var, -timeout, -retries, -fr, -fhr, -mr, -dr, -sni, -at, -rsr, -spm.
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
