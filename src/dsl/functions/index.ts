@@ -64,7 +64,6 @@ const UNIMPLEMENTED_NUCLEI_FUNCTIONS = [
   'generate_java_gadget',
   'generate_jwt',
   'gzip_mtime',
-  'jarm',
   'llm_prompt',
   'public_ip',
   'resolve',

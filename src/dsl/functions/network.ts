@@ -1,7 +1,18 @@
-/** projectdiscovery/dsl's helpers about addresses: `ip_format` (mapcidr's notations of an IP address). */
+/** projectdiscovery/dsl's helpers about addresses: `ip_format` (mapcidr's notations of an IP address), `jarm`. */
 import { isIPv4, isIPv6 } from 'node:net';
 import { argumentError } from '../errors.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
+import { jarm } from './jarm.js';
+
+/** Go's `net.SplitHostPort` with a numeric port: `host:443`, `[::1]:443`. */
+function hostAndPort(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text);
+  const port = Number(match?.[3]);
+  if (match === null || !Number.isInteger(port) || port > 65535) {
+    throw argumentError('jarm', `takes "host:port", got ${JSON.stringify(text)}`);
+  }
+  return { host: match[1] ?? match[2] ?? '', port };
+}
 
 /** The 16 bytes of an IP address as Go's `net.ParseIP` holds it (IPv4 mapped into IPv6). */
 function ipBytes(ip: string): Uint8Array | undefined {
@@ -93,6 +104,10 @@ function ipv4Parts(bytes: Uint8Array, format: number): number[] {
 }
 
 export const networkFunctions: readonly HelperFunction[] = [
+  fixed('jarm', 1, (args) => {
+    const { host, port } = hostAndPort(textArg(args, 0));
+    return jarm(host, port);
+  }),
   fixed('ip_format', 2, (args) => {
     const ip = textArg(args, 0);
     const formatText = textArg(args, 1);
