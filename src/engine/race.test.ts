@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
 import { okResponse, type RawServer, rawServer } from '../http/testing/servers.js';
-import { transportDispatch } from '../send/index.js';
-import { runTemplate } from './index.js';
+import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
+import { chain, transportDispatch, withSecrets } from '../send/index.js';
+import { runTemplate, TemplateLoginRunner } from './index.js';
 import { template } from './testing/templates.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -99,7 +103,7 @@ http:
     expect(three - one).toBeGreaterThanOrEqual(290);
   });
 
-  it('a race request gets the secret of its destination through the dispatch', async () => {
+  it('a race request gets the secret of its destination through the seam, like any other', async () => {
     const server = await timingServer();
     const t = template(`id: race-secret${header}
 http:
@@ -110,21 +114,27 @@ http:
     race: true
     race_count: 3
 `);
-    const client = new HttpClient({ timeoutMs: 5000 });
-    cleanups.push(() => client.close());
-    const base = transportDispatch(client);
-    const seen: (boolean | undefined)[] = [];
-    const dispatch: typeof base = (outgoing, options) => {
-      seen.push(options.race !== undefined);
-      if ('bytes' in outgoing) return base(outgoing, options);
-      return base(
-        { ...outgoing, headers: [...outgoing.headers, ['Authorization', 'Bearer t0ken']] },
-        options,
-      );
-    };
-    await runTemplate(t, `http://127.0.0.1:${server.port}`, { dispatch });
-    expect(seen).toEqual([true, true, true]);
-    expect(server.heads.filter((head) => head.includes('Authorization: Bearer t0ken'))).toHaveLength(3);
+    const dir = mkdtempSync(join(tmpdir(), 'keyhole-race-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'secrets.yaml');
+    writeFileSync(
+      file,
+      `static:\n  - type: bearertoken\n    domains: ["127.0.0.1:${server.port}"]\n    token: race-t0ken\n`,
+      { mode: 0o600 },
+    );
+    const loaded = await loadSecretFiles([file], { cwd: dir, env: {} });
+    if (loaded.secrets === undefined) throw new Error(JSON.stringify(loaded.diagnostics));
+    const { dispatch } = session();
+    const resolver = new SecretResolver(loaded.secrets, {
+      redactor: loaded.redactor,
+      runner: new TemplateLoginRunner({ dispatch }),
+    });
+    const run = await runTemplate(t, `http://127.0.0.1:${server.port}`, {
+      dispatch: chain(dispatch, [withSecrets(resolver)]),
+    });
+    expect(run.requests).toBe(3);
+    expect(server.connections()).toBe(3);
+    expect(server.heads.filter((head) => head.includes('Authorization: Bearer race-t0ken'))).toHaveLength(3);
   });
 });
 
