@@ -1,5 +1,5 @@
 import { Command, CommanderError, type OptionValues } from '@commander-js/extra-typings';
-import { acceptSingleDashLongFlags } from './argv.js';
+import { acceptSingleDashLongFlags, UnknownFlag } from './argv.js';
 import { registerAssets } from './commands/assets/command.js';
 import { registerDb } from './commands/db/command.js';
 import { registerImport } from './commands/import/command.js';
@@ -99,11 +99,20 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       // --help and --version end with exit code 0; usage errors are printed below.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    io.stderr.write(`error: ${(await escaping()).printable(messageOf(error))}\n`);
+    const source = await escaping();
+    io.stderr.write(`error: ${source.printable(messageOf(error))}${suggestion(error, source)}\n`);
     return error instanceof UserError ? error.exitCode : ExitCode.failed;
   } finally {
     if (usageErrors !== '') io.stderr.write((await escaping()).printableLines(usageErrors));
   }
+}
+
+/** The flag of keyhole closest to an unknown one, as a hint. */
+function suggestion(error: unknown, source: typeof import('../source/index.js')): string {
+  // Short words are close to too many flags for a guess to help.
+  if (!(error instanceof UnknownFlag) || error.flag.length < 5) return '';
+  const match = source.closest(error.flag.replace(/^-+/, ''), error.known);
+  return match === undefined ? '' : ` (did you mean -${match}?)`;
 }
 
 /** Loaded only when there is an error to show: starting keyhole loads the command definitions alone. */

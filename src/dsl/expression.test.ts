@@ -324,11 +324,11 @@ describe('syntax errors', () => {
   });
 
   it('name a nuclei helper this language does not implement yet, so that callers can say so', () => {
-    const error = syntaxError('status_code == 200 && regex_any(body, ["a", "b"])');
-    expect(error.message).toBe('the helper function "regex_any" is not supported yet');
-    expect(error.unsupportedFunction).toBe('regex_any');
+    const error = syntaxError('status_code == 200 && resolve(body, ["a", "b"])');
+    expect(error.message).toBe('the helper function "resolve" is not supported yet');
+    expect(error.unsupportedFunction).toBe('resolve');
     expect(error.offset).toBe(22);
-    expect(syntaxError('totitle(body)').unsupportedFunction).toBe('to_title');
+    expect(syntaxError('llmprompt(body)').unsupportedFunction).toBe('llm_prompt');
   });
 
   it('name a helper called with the wrong number of arguments', () => {

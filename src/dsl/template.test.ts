@@ -100,7 +100,7 @@ describe('expression placeholders', () => {
     const error = templateError('Authorization: Bearer {{generate_jwt(claims, "HS256", secret)}}');
     expect(error.unsupportedFunction).toBe('generate_jwt');
     expect(error.offset).toBe(24);
-    expect(templateError('x={{base64("{{to_title(name)}}")}}').unsupportedFunction).toBe('to_title');
+    expect(templateError('x={{base64("{{llm_prompt(name)}}")}}').unsupportedFunction).toBe('llm_prompt');
   });
 
   it('report a helper called with the wrong number of arguments at compile time', () => {

@@ -5,15 +5,31 @@
  * for the requests after it; every response of a redirect chain is evaluated, newest first; a request
  * whose placeholders stay unresolved is skipped with the rest of the block; `stop-at-first-match`
  * ends the block at the first finding. With `threads:` and payloads, combinations run in parallel
- * (each on its own: no history, no values passed between them), as nuclei runs them.
+ * (each on its own: no history, no values passed between them), as nuclei runs them. A race sends
+ * its requests the same way, each on a connection of its own, released together at a gate: the
+ * first request `race_count` times at once, or with `threads:` every request, `threads` at a time.
  */
 import { LayeredScope, type TemplateString, type UnresolvedPlaceholder } from '../dsl/index.js';
 import type { ResultEvent } from '../event/index.js';
-import { type CookieJar, curlCommand, dumpRawRequest, dumpRequest, dumpResponse } from '../http/index.js';
+import {
+  type CookieJar,
+  curlCommand,
+  dumpRawRequest,
+  dumpRequest,
+  dumpResponse,
+  RaceGate,
+} from '../http/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import { isRaw } from '../send/index.js';
 import { parseTargetUrl, TargetError, type TargetUrl } from '../targets/index.js';
-import { type HttpBlock, targetVariables, withPort } from '../template/index.js';
+import {
+  type AttackType,
+  DEFAULT_MAX_REDIRECTS,
+  type HttpBlock,
+  type RedirectPolicy,
+  targetVariables,
+  withPort,
+} from '../template/index.js';
 import {
   BuildError,
   type BuildSettings,
@@ -32,7 +48,13 @@ import {
 } from './exchange.js';
 import { indexedValues, ResponseHistory } from './history.js';
 import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
-import { DEFAULT_USER_AGENT, type RequestFailure, type RunOptions, type SkippedRequest } from './types.js';
+import {
+  DEFAULT_USER_AGENT,
+  type RequestFailure,
+  type RunOptions,
+  type SendingOverrides,
+  type SkippedRequest,
+} from './types.js';
 
 /** What the blocks of one run share, by what changes together. */
 export interface RunState {
@@ -125,7 +147,10 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     state,
     block,
     compiled,
-    stopAtFirstMatch: block.stopAtFirstMatch || state.given.templateStopAtFirstMatch,
+    stopAtFirstMatch:
+      block.stopAtFirstMatch ||
+      state.given.templateStopAtFirstMatch ||
+      state.given.options.overrides?.stopAtFirstMatch === true,
     hasMatchers: model.matchers.length > 0,
     hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
     flowValue: false,
@@ -135,11 +160,16 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     exchange: exchangeSettings(state, block),
   };
   const count = block.requests.kind === 'raw' ? compiled.raw.length : compiled.paths.length;
-  if (block.threads !== undefined && block.threads > 0 && block.payloads !== undefined) {
-    await runParallel(run, count, block.threads);
+  const threads = block.threads ?? 0;
+  if (block.race?.kind === 'count') {
+    await runRaceCount(run, block.race.count);
+  } else if (block.race?.kind === 'threads') {
+    await runRaceGroups(run, count, threads);
+  } else if (threads > 0 && block.payloads !== undefined) {
+    await runParallel(run, count, threads);
   } else {
     const carry: Carry = { dynamic: new Map(), history: new ResponseHistory() };
-    outer: for (const payloads of payloadTexts(block)) {
+    outer: for (const payloads of payloadTexts(block, state.given.options.overrides?.attack)) {
       for (let index = 0; index < count; index++) {
         if (done(run)) break outer;
         const sending = runRequest(run, index, payloads, carry);
@@ -152,11 +182,12 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
 
 function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
   const { options } = state.given;
-  const maxBodyBytes = block.maxSize ?? options.maxBodyBytes;
+  const { overrides } = options;
+  const maxBodyBytes = overrides?.maxBodyBytes ?? block.maxSize ?? options.maxBodyBytes;
   // Optional parts set one by one: made for every block of every run.
   const settings: { -readonly [K in keyof ExchangeSettings]: ExchangeSettings[K] } = {
     dispatch: options.dispatch,
-    redirects: block.redirects,
+    redirects: redirectsOf(block.redirects, overrides?.redirects),
     deadlines: options.exchangeDeadlines ?? 1,
     withoutSecrets: block.skipSecretFile,
     common: {},
@@ -166,8 +197,20 @@ function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
   if (options.timeoutMs !== undefined) settings.timeoutMs = options.timeoutMs;
   if (maxBodyBytes !== undefined) settings.maxBodyBytes = maxBodyBytes;
   if (options.signal !== undefined) settings.signal = options.signal;
+  if (overrides?.tlsServerName !== undefined) settings.tlsServerName = overrides.tlsServerName;
   settings.common = commonOptions(settings);
   return settings;
+}
+
+/** The block's redirect policy, or what `-dr`, `-fr`, `-fhr` and `-mr` make of it (as nuclei's client pool does). */
+function redirectsOf(
+  block: RedirectPolicy,
+  override: SendingOverrides['redirects'] | undefined,
+): RedirectPolicy {
+  if (override === undefined) return block;
+  if (override.follow === 'none') return override;
+  const max = override.max ?? (block.follow === 'none' ? DEFAULT_MAX_REDIRECTS : block.max);
+  return { follow: override.follow, max };
 }
 
 function done(run: BlockRun): boolean {
@@ -175,12 +218,52 @@ function done(run: BlockRun): boolean {
   return run.state.outcome.aborted || run.stopped || run.ended;
 }
 
-async function runParallel(run: BlockRun, count: number, threads: number): Promise<void> {
-  const tasks = (function* () {
-    for (const payloads of payloadTexts(run.block)) {
-      for (let index = 0; index < count; index++) yield { payloads, index };
+interface Task {
+  readonly payloads: ReadonlyMap<string, TemplateString>;
+  readonly index: number;
+}
+
+function* tasksOf(block: HttpBlock, count: number, attack: AttackType | undefined): Generator<Task> {
+  for (const payloads of payloadTexts(block, attack)) {
+    for (let index = 0; index < count; index++) yield { payloads, index };
+  }
+}
+
+/** nuclei's `race_count`: the block's first request (of its first payload values), `count` times at once. */
+async function runRaceCount(run: BlockRun, count: number): Promise<void> {
+  const [first] = tasksOf(run.block, 1, run.state.given.options.overrides?.attack);
+  if (first === undefined || done(run)) return;
+  const gate = new RaceGate(count);
+  const sending: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const request = runRequest(run, first.index, first.payloads, undefined, gate);
+    if (request !== undefined) sending.push(request);
+  }
+  await Promise.all(sending);
+}
+
+/** `race` with `threads:`: every request of the block, `threads` of them released together at a time. */
+async function runRaceGroups(run: BlockRun, count: number, threads: number): Promise<void> {
+  const tasks = tasksOf(run.block, count, run.state.given.options.overrides?.attack);
+  for (;;) {
+    const group: Task[] = [];
+    for (let next = tasks.next(); next.done !== true; next = tasks.next()) {
+      group.push(next.value);
+      if (group.length === threads) break;
     }
-  })();
+    if (group.length === 0 || done(run)) return;
+    const gate = new RaceGate(group.length);
+    const sending: Promise<void>[] = [];
+    for (const task of group) {
+      const request = runRequest(run, task.index, task.payloads, undefined, gate);
+      if (request !== undefined) sending.push(request);
+    }
+    await Promise.all(sending);
+  }
+}
+
+async function runParallel(run: BlockRun, count: number, threads: number): Promise<void> {
+  const tasks = tasksOf(run.block, count, run.state.given.options.overrides?.attack);
   const worker = async (): Promise<void> => {
     for (;;) {
       if (done(run)) return;
@@ -203,9 +286,12 @@ function runRequest(
   index: number,
   payloads: ReadonlyMap<string, TemplateString>,
   carry: Carry | undefined,
+  gate?: RaceGate,
 ): Promise<void> | undefined {
   const { state, block } = run;
   const prepared = prepare(run, index, payloads, carry);
+  // A request that does not go out never reaches the gate: the others need not wait for it.
+  if (!('built' in prepared)) gate?.withdraw();
   if ('skip' in prepared) {
     state.outcome.skipped.push(prepared.skip);
     state.given.options.onRequest?.({ kind: 'skipped', skip: prepared.skip });
@@ -223,10 +309,18 @@ function runRequest(
   }
   const { built } = prepared;
   if (built.once) {
-    if (run.sentOnce.has(index)) return undefined;
+    if (run.sentOnce.has(index)) {
+      gate?.withdraw();
+      return undefined;
+    }
     run.sentOnce.add(index);
   }
-  return exchange(built, run.exchange).then((result) => answered(run, index, prepared, carry, result));
+  const settings = gate === undefined ? run.exchange : racing(run.exchange, gate);
+  return exchange(built, settings).then((result) => answered(run, index, prepared, carry, result));
+}
+
+function racing(settings: ExchangeSettings, gate: RaceGate): ExchangeSettings {
+  return { ...settings, race: gate, common: { ...settings.common, race: gate } };
 }
 
 function answered(
@@ -292,7 +386,7 @@ function prepare(
     options: state.given.optionValues,
     constants: state.given.constants,
   });
-  const { meta, unresolved } = addPayloads(scope, payloads);
+  const { meta, unresolved } = addPayloads(scope, payloads, state.given.constants);
   const text = path?.text ?? compiled.raw[index];
   if (text === undefined)
     return { invalid: `request ${index + 1} of block ${block.index + 1} does not exist` };

@@ -6,6 +6,7 @@
 import { compileTemplateString, DslSyntaxError, type TemplateString } from '../dsl/index.js';
 import type { CompiledOperators } from '../operators/index.js';
 import {
+  type AttackType,
   type HttpBlock,
   pathHasTrailingSlash,
   payloadCombinations,
@@ -90,10 +91,13 @@ function readsIndexedNames(names: ReadonlySet<string> | 'any'): boolean {
  * The block's payload combinations in nuclei's order; one empty combination for a block without
  * payloads.
  */
-export function payloadTexts(block: HttpBlock): Iterable<ReadonlyMap<string, TemplateString>> {
+export function payloadTexts(
+  block: HttpBlock,
+  attack: AttackType | undefined,
+): Iterable<ReadonlyMap<string, TemplateString>> {
   // Most blocks have no payloads: one empty combination, shared, instead of a generator per run.
   if (block.payloads === undefined) return NO_PAYLOADS;
-  return combinationTexts(block.payloads);
+  return combinationTexts(attack === undefined ? block.payloads : { ...block.payloads, attack });
 }
 
 const NO_PAYLOADS: readonly ReadonlyMap<string, TemplateString>[] = [new Map()];

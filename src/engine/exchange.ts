@@ -9,6 +9,7 @@ import {
   type CookieJar,
   type HttpRequest,
   type HttpResponse,
+  type RaceGate,
   type RedirectPolicy,
   requestUrl,
   SendBudget,
@@ -51,6 +52,10 @@ export interface ExchangeSettings {
   readonly maxBodyBytes?: number;
   readonly signal?: AbortSignal;
   readonly withoutSecrets: boolean;
+  /** `-sni`: the TLS server name of requests that name none themselves. */
+  readonly tlsServerName?: string;
+  /** `race`: the gate the request's last byte waits at. */
+  readonly race?: RaceGate;
   /** The dispatch options of requests without their own timeout or TLS name (see {@link commonOptions}). */
   readonly common: DispatchOptions;
 }
@@ -154,8 +159,10 @@ function newOptions(
   if (timeout !== undefined) options.timeoutMs = timeout;
   if (settings.maxBodyBytes !== undefined) options.maxBodyBytes = settings.maxBodyBytes;
   if (settings.signal !== undefined) options.signal = settings.signal;
-  if (tlsServerName !== undefined) options.tlsServerName = tlsServerName;
+  const serverName = tlsServerName ?? settings.tlsServerName;
+  if (serverName !== undefined) options.tlsServerName = serverName;
   if (settings.withoutSecrets) options.withoutSecrets = true;
+  if (settings.race !== undefined) options.race = settings.race;
   return options;
 }
 

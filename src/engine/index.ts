@@ -11,6 +11,7 @@ export {
   type RequestFailure,
   type RequestOutcome,
   type RunOptions,
+  type SendingOverrides,
   type SkippedRequest,
   type TemplateRun,
 } from './types.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultEvent } from '../event/index.js';
 import { HttpClient } from '../http/index.js';
 import { type RawServer, rawServer } from '../http/testing/servers.js';
 import { chain, type Interceptor, isRaw, retrying, transportDispatch } from '../send/index.js';
@@ -269,5 +270,91 @@ http:
     const run = await runTemplate(t, server.url, { dispatch, onRequest: (o) => outcomes.push(o.kind) });
     expect(outcomes).toEqual(['sent', 'failed', 'skipped']);
     expect([run.requests, run.failures.length, run.skipped.length]).toEqual([1, 1, 1]);
+  });
+});
+
+describe('sending overrides (nuclei flags)', () => {
+  const redirecting = (policy: string) =>
+    template(`id: redirecting
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/away"]
+${policy}
+    matchers:
+      - type: status
+        status: [200, 302]
+`);
+  const matchedAt = (events: readonly ResultEvent[]) => events.map((e) => e['matched-at']);
+
+  it('-fr follows redirects in a template that follows none, -fhr only on the same host', async () => {
+    const all = await runTemplate(redirecting(''), server.url, {
+      dispatch,
+      overrides: { redirects: { follow: 'all' } },
+    });
+    expect(matchedAt(all.events)).toEqual([`http://localhost:${server.port}/echo`, `${server.url}/away`]);
+    const sameHost = await runTemplate(redirecting(''), server.url, {
+      dispatch,
+      overrides: { redirects: { follow: 'same-host' } },
+    });
+    expect(matchedAt(sameHost.events)).toEqual([`${server.url}/away`]);
+  });
+
+  it('-dr follows no redirect in a template that follows them', async () => {
+    const run = await runTemplate(redirecting('    redirects: true'), server.url, {
+      dispatch,
+      overrides: { redirects: { follow: 'none' } },
+    });
+    expect(matchedAt(run.events)).toEqual([`${server.url}/away`]);
+  });
+
+  it('-at changes the payload combinations of every block', async () => {
+    const t = template(`id: attack
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/echo?u={{user}}&p={{pass}}"]
+    attack: pitchfork
+    payloads:
+      user: [a, b]
+      pass: [1, 2]
+    matchers:
+      - type: status
+        status: [200]
+`);
+    expect((await runTemplate(t, server.url, { dispatch })).events).toHaveLength(2);
+    const bomb = await runTemplate(t, server.url, { dispatch, overrides: { attack: 'clusterbomb' } });
+    expect(bomb.events).toHaveLength(4);
+  });
+
+  it('-rsr reads at most its bytes, over the block max-size', async () => {
+    const t = template(`id: body-cap
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/big"]
+    max-size: 1000
+    matchers:
+      - type: word
+        words: ["MARKER"]
+`);
+    expect((await runTemplate(t, server.url, { dispatch, overrides: { maxBodyBytes: 32 } })).matched).toBe(
+      false,
+    );
+  });
+
+  it('-spm stops every block at its first match', async () => {
+    const t = template(`id: spm
+${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/echo", "{{BaseURL}}/echo?again"]
+    matchers:
+      - type: status
+        status: [200]
+`);
+    expect((await runTemplate(t, server.url, { dispatch })).events).toHaveLength(2);
+    const once = await runTemplate(t, server.url, { dispatch, overrides: { stopAtFirstMatch: true } });
+    expect(once.events).toHaveLength(1);
   });
 });

@@ -95,6 +95,15 @@ function optionValuesOf(variables: Readonly<Record<string, string>> | undefined)
   return values;
 }
 
+/** The template's `constants:` and its per-run random names (`randstr`). */
+function runConstants(template: RunnableTemplate): ReadonlyMap<string, Value> {
+  const random = template.randstrNames ?? [];
+  if (random.length === 0) return template.constants.size === 0 ? NO_VALUES : template.constants;
+  const constants = new Map<string, Value>(template.constants);
+  for (const name of random) constants.set(name, newRandstr());
+  return constants;
+}
+
 function initialState(
   template: RunnableTemplate,
   target: TargetUrl | undefined,
@@ -102,10 +111,7 @@ function initialState(
   options: RunOptions,
 ): RunState {
   const optionValues = optionValuesOf(options.variables);
-  const constants =
-    template.randstrNames === undefined || template.randstrNames.length === 0
-      ? NO_VALUES
-      : new Map<string, Value>(template.randstrNames.map((name) => [name, newRandstr()]));
+  const constants = runConstants(template);
   const targetValues =
     target === undefined ? undefined : new Map<string, Value>(Object.entries(targetVariables(target)));
   const known = new Map<string, Value>(targetValues);

@@ -2,7 +2,8 @@
  * The variables a request is rendered with, layered as nuclei layers them (`Make` in
  * build_request.go), lowest first: template `variables:`, values extracted earlier in the block,
  * values shared by earlier blocks (the template context), target variables, `-var` values (and a
- * login's variables), per-run constants (`randstr`), then payload values, which win over everything.
+ * login's variables), payload values, then constants (`constants:` and the per-run `randstr`), which win
+ * over everything.
  *
  * `variables:` entries are evaluated once per run when they only need what is known before any
  * request (so `{{rand_base(5)}}` is one value for the whole run, as nuclei evaluates such variables
@@ -115,6 +116,7 @@ export function requestScope(layers: RequestLayers): RequestScope {
 export function addPayloads(
   scope: RequestScope,
   payloads: ReadonlyMap<string, TemplateString>,
+  constants: Values,
 ): { meta: Record<string, string>; unresolved: string[] } {
   const meta: Record<string, string> = {};
   const unresolved: string[] = [];
@@ -123,6 +125,7 @@ export function addPayloads(
     meta[name] = rendered.text;
     for (const detail of rendered.details) unresolved.push(detail.placeholder);
   }
-  for (const [name, value] of Object.entries(meta)) scope.set(name, value);
+  // nuclei lays constants over payload values too.
+  for (const [name, value] of Object.entries(meta)) if (!constants.has(name)) scope.set(name, value);
   return { meta, unresolved };
 }

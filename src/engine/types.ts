@@ -3,6 +3,7 @@ import type { FlowLimits } from '../flow/index.js';
 import type { HeaderList, HttpRequest } from '../http/index.js';
 import type { OperatorResult } from '../operators/index.js';
 import type { Dispatch } from '../send/index.js';
+import type { AttackType } from '../template/index.js';
 
 export interface RunOptions {
   /**
@@ -25,6 +26,8 @@ export interface RunOptions {
    * of its entry's scope.
    */
   readonly refuseRedirect?: (to: HttpRequest) => string | undefined;
+  /** nuclei's flags that change what the templates send, over what their blocks say. */
+  readonly overrides?: SendingOverrides;
   /** `-ms`: when nothing matched, also report one `matcher-status: false` event for the run. */
   readonly matcherStatus?: boolean;
   /** Per-request deadline (default: the client's); a raw request's `@timeout` wins. */
@@ -46,6 +49,25 @@ export interface RunOptions {
   readonly flowLimits?: Partial<FlowRunLimits>;
   /** Called with what a flow's `log(…)` prints (debugging; it may show secret values). */
   readonly onFlowLog?: (message: string) => void;
+}
+
+/** nuclei's flags that change what a template sends, over what its blocks say. */
+export interface SendingOverrides {
+  /**
+   * `-dr`: no block follows redirects; `-fr` / `-fhr`: every block follows them (all, or on the same
+   * host), at most `max` (`-mr`; else the block's `max-redirects`, else nuclei's 10).
+   */
+  readonly redirects?:
+    | { readonly follow: 'none' }
+    | { readonly follow: 'all' | 'same-host'; readonly max?: number };
+  /** `-sni`: the TLS server name of every request that names none itself (`@tls-sni`). */
+  readonly tlsServerName?: string;
+  /** `-at`: the payload combinations of every block with payloads. */
+  readonly attack?: AttackType;
+  /** `-rsr`: most body bytes read per response, over a block's `max-size`. */
+  readonly maxBodyBytes?: number;
+  /** `-spm`: every block stops at its first match. */
+  readonly stopAtFirstMatch?: boolean;
 }
 
 export interface FlowRunLimits extends FlowLimits {

@@ -22,6 +22,7 @@ import { Deadlines } from './deadlines.js';
 import { TransportError } from './errors.js';
 import { type HttpRequest, isHeaderName, type Scheme } from './message.js';
 import type { ProxyServer } from './proxy.js';
+import type { RaceGate } from './race-gate.js';
 import { bodyBytes, requestUrl, requestWireForm } from './request-bytes.js';
 import type { HttpResponse } from './response.js';
 import { type ConnectionSource, type ExchangeLimits, runExchange } from './socket-exchange.js';
@@ -52,6 +53,8 @@ export interface SendOptions {
   readonly tlsServerName?: string;
   /** Time on the wire this send shares with the other sends of its exchange (a redirect chain). */
   readonly budget?: SendBudget;
+  /** A race: the request goes on a connection of its own, its last byte held until the gate opens. */
+  readonly race?: RaceGate | undefined;
 }
 
 /** Sends one request and resolves with its response; the shape the engine, limits and redirects share. */
@@ -105,7 +108,7 @@ export class HttpClient {
       bytes: requestWireForm(request),
       url,
       limits,
-      source: keepsConnectionInStep(request) ? this.pooled : this.oneShot,
+      source: options.race === undefined && keepsConnectionInStep(request) ? this.pooled : this.oneShot,
       deadlines: this.deadlines,
     });
   };
@@ -153,6 +156,7 @@ export class HttpClient {
       signal: options.signal,
       serverName: options.tlsServerName,
       budget: options.budget,
+      race: options.race,
     };
   }
 }

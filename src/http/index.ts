@@ -36,6 +36,7 @@ export {
 } from './message.js';
 export { type ProxyServer, parseProxy, proxyAnswers } from './proxy.js';
 export { encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
+export { RaceGate } from './race-gate.js';
 export { RawRequestHead } from './raw.js';
 export { type RedirectPolicy, sendFollowingRedirects } from './redirect.js';
 export { authority, requestUrl } from './request-bytes.js';

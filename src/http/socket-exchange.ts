@@ -25,6 +25,7 @@ import {
   TransportError,
   timeoutError,
 } from './errors.js';
+import type { RaceGate } from './race-gate.js';
 import { assembleResponse, deliver, type HttpResponse, MalformedHeadError } from './response.js';
 import { MalformedBodyError, ResponseReader } from './response-reader.js';
 
@@ -37,6 +38,7 @@ export interface ExchangeLimits {
   readonly serverName?: string | undefined;
   /** Time this send shares with the other sends of its exchange (see budget.ts). */
   readonly budget?: SendBudget | undefined;
+  readonly race?: RaceGate | undefined;
 }
 
 /** Where an exchange's connection comes from: a pool, or a connection of its own. */
@@ -80,6 +82,8 @@ class SocketExchange implements ConnectionUser, Lease {
   private readonly startedAt = performance.now();
   /** The deadline of this send: its own, or less when its exchange's shared time runs out first. */
   private allowedMs: number;
+  /** In a race: whether this request still has to arrive at the gate. */
+  private racing = false;
 
   constructor(
     private readonly spec: ExchangeSpec,
@@ -116,7 +120,28 @@ class SocketExchange implements ConnectionUser, Lease {
     }
     this.connection = connection;
     connection.take(this);
-    connection.send(this.spec.bytes);
+    const gate = this.spec.limits.race;
+    if (gate === undefined || gate.isOpen) connection.send(this.spec.bytes);
+    else this.sendAtGate(connection, gate);
+  }
+
+  /** Writes all but the last byte, and the last byte once every request of the race is as far. */
+  private sendAtGate(connection: Connection, gate: RaceGate): void {
+    const bytes = typeof this.spec.bytes === 'string' ? Buffer.from(this.spec.bytes) : this.spec.bytes;
+    const cut = Math.max(0, bytes.length - 1);
+    this.racing = true;
+    connection.socket.write(bytes.subarray(0, cut), (error) => {
+      if (!this.racing) return;
+      this.racing = false;
+      if (error !== undefined && error !== null) {
+        gate.withdraw();
+        return;
+      }
+      gate.arrive().then(() => {
+        if (this.connection === connection && !connection.socket.destroyed)
+          connection.socket.write(bytes.subarray(cut));
+      });
+    });
   }
 
   refused(reason: Error): void {
@@ -221,6 +246,10 @@ class SocketExchange implements ConnectionUser, Lease {
   }
 
   private finish(): void {
+    if (this.racing) {
+      this.racing = false;
+      this.spec.limits.race?.withdraw();
+    }
     this.settled = true;
     this.cancelled = true;
     this.spec.deadlines.cancel(this.deadline);

@@ -8,7 +8,7 @@
  *   scheme probes                              └───────────────────────────→ rate → wire ┘
  */
 import { setMaxListeners } from 'node:events';
-import { LoginError, TemplateLoginRunner } from '../engine/index.js';
+import { LoginError, type SendingOverrides, TemplateLoginRunner } from '../engine/index.js';
 import { type HeaderList, HttpClient, type ProxyServer, RateLimiter } from '../http/index.js';
 import {
   type Coverage,
@@ -58,6 +58,8 @@ export interface SessionSettings {
   readonly headers: HeaderList;
   /** `-var`. */
   readonly variables: Readonly<Record<string, string>>;
+  /** `-dr`, `-fr`, `-sni`, `-at`, …: what the templates' requests are made to do otherwise. */
+  readonly overrides?: SendingOverrides;
   /** Mask secret values in what is shown or stored (false with `--no-redact`). */
   readonly redact: boolean;
   /** `-ps`: log in before the first scan request. */
@@ -173,6 +175,7 @@ async function openSession(
       exchangeDeadlines: 1 + settings.retries,
       headers: settings.headers,
       variables: settings.variables,
+      ...(settings.overrides === undefined ? {} : { overrides: settings.overrides }),
       matcherStatus,
       timeoutMs: settings.timeoutMs,
     }),

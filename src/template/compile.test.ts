@@ -235,8 +235,8 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
   }
 
   it('make a template unsupported by name, at the call, wherever they are used', () => {
-    expect(unsupported(lines('http:', '  - path: ["{{BaseURL}}/{{to_title(name)}}"]'))).toEqual([
-      '6:27 http[0].path[0]: helper function to_title()',
+    expect(unsupported(lines('http:', '  - path: ["{{BaseURL}}/{{llm_prompt(name)}}"]'))).toEqual([
+      '6:27 http[0].path[0]: helper function llm_prompt()',
     ]);
     expect(
       unsupported(
@@ -246,10 +246,10 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
           '    matchers:',
           '      - type: dsl',
           '        dsl:',
-          '          - status_code == 200 && regex_any(body, ["a", "b"])',
+          '          - status_code == 200 && resolve(body, ["a", "b"])',
         ),
       ),
-    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function regex_any()']);
+    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function resolve()']);
   });
 
   it('are never sent as written, even where an unknown call would be text', () => {

@@ -15,7 +15,15 @@ export {
   payloadFileReader,
   readTemplateText,
 } from './load.js';
-export type { FlowExpression, HttpBlock, RedirectPolicy, Template, TemplateInfo } from './model.js';
+export {
+  type AttackType,
+  DEFAULT_MAX_REDIRECTS,
+  type FlowExpression,
+  type HttpBlock,
+  type RedirectPolicy,
+  type Template,
+  type TemplateInfo,
+} from './model.js';
 export { type ParsedTemplate, type ParseOptions, parseTemplate, type TemplateResult } from './parse.js';
 export { type PayloadFileReader, payloadCombinations } from './payloads.js';
 export { parseRawRequest, RawRequestError } from './raw.js';

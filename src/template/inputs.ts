@@ -13,14 +13,18 @@ export interface ExternalVariable {
 /**
  * The variables a template's requests need from whoever runs it (`-var`, a login entry's
  * `variables:`): read by a request line, path, header, body or `variables:` value, and given by
- * none of the template's own sources (its `variables:`, payloads, extractors, `randstr`, the
+ * none of the template's own sources (its `variables:`, `constants:`, payloads, extractors, `randstr`, the
  * target's variables). Values shared between blocks (`http_…`), indexed response values (`…_2`)
  * and anything a JavaScript `flow:` may `set` are out of reach of this reading: a template with
  * such a flow needs nothing, as far as it can tell.
  */
 export function externalVariables(template: ParsedTemplate): ExternalVariable[] {
   if (template.flow !== undefined && template.flow.expression === undefined) return [];
-  const known = new Set<string>([...TARGET_VARIABLE_NAMES, ...template.randstrNames]);
+  const known = new Set<string>([
+    ...TARGET_VARIABLE_NAMES,
+    ...template.randstrNames,
+    ...template.constants.keys(),
+  ]);
   for (const variable of template.variables) known.add(variable.name);
   for (const block of template.http) {
     for (const set of block.payloads?.sets ?? []) known.add(set.name);

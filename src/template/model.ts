@@ -16,6 +16,11 @@ export interface Template {
   readonly info: TemplateInfo;
   /** `variables:` in declaration order; values are rendered per request. */
   readonly variables: readonly Variable[];
+  /**
+   * `constants:` as written (YAML numbers keep their source text): never rendered, and above every
+   * other value a request sees, `-var` and payload values included, as nuclei layers them.
+   */
+  readonly constants: ReadonlyMap<string, string>;
   readonly flow?: Flow;
   readonly selfContained: boolean;
   /** Template-level `stop-at-first-match`. */
@@ -123,6 +128,13 @@ export type HttpRequests =
   | { readonly kind: 'raw'; readonly raw: readonly RawRequestTemplate[] }
   | { readonly kind: 'path'; readonly method: string; readonly paths: readonly PathTemplate[] };
 
+/**
+ * nuclei's race modes. `count` (`race_count`): the block's first request, made `count` times and
+ * released at once. `threads` (`race` with `threads:`): every request of the block, released in
+ * groups of `threads`.
+ */
+export type Race = { readonly kind: 'count'; readonly count: number } | { readonly kind: 'threads' };
+
 export interface HttpBlock {
   /** 0-based position in `Template.http`. */
   readonly index: number;
@@ -136,6 +148,8 @@ export interface HttpBlock {
   readonly body?: TemplateText;
   readonly payloads?: Payloads;
   readonly threads?: number;
+  /** `race: true`: requests held on their own connections and released together (see {@link Race}). */
+  readonly race?: Race;
   readonly redirects: RedirectPolicy;
   readonly stopAtFirstMatch: boolean;
   /** The cookie jar is on unless `disable-cookie: true`. */

@@ -555,7 +555,7 @@ describe('matchers and extractors', () => {
 
 describe('unsupported features', () => {
   it.each([
-    ['race', '    race: true\n    race_count: 10\n', 'race'],
+    ['read-all', '    read-all: true\n', 'read-all'],
     ['pipeline', '    pipeline: true\n', 'pipeline'],
     ['digest auth', '    digest-username: u\n', 'digest authentication (digest-username)'],
     ['iterate-all', '    iterate-all: true\n', 'iterate-all'],
@@ -605,9 +605,46 @@ describe('unsupported features', () => {
   });
 
   it('reports errors rather than unsupported when a template has both', () => {
-    expect(parse(`id: "bad id"\ninfo:\n  name: T\n  author: me\n${GET}    race: true\n`).status).toBe(
+    expect(parse(`id: "bad id"\ninfo:\n  name: T\n  author: me\n${GET}    pipeline: true\n`).status).toBe(
       'error',
     );
+  });
+});
+
+describe('race and constants', () => {
+  it('reads race_count as the first request sent that many times, counted so', () => {
+    const t = ok(
+      `${HEADER}http:\n  - path: ["{{BaseURL}}/a", "{{BaseURL}}/b"]\n    race: true\n    race_count: 10\n`,
+    );
+    expect(t.http[0]?.race).toEqual({ kind: 'count', count: 10 });
+    expect(t.requestCount).toBe(10);
+  });
+
+  it('reads race with threads as every request raced threads at a time', () => {
+    const t = ok(`${HEADER}${GET}    race: true\n    threads: 5\n`);
+    expect(t.http[0]?.race).toEqual({ kind: 'threads' });
+  });
+
+  it('warns that race alone sends the requests one after another, as nuclei does', () => {
+    const result = parse(`${HEADER}${GET}    race: true\n`);
+    expect(result.status).toBe('ok');
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([
+      't.yaml:9:5: warning: http[0].race: "race: true" without "race_count" or "threads" sends the requests one after another, as nuclei does; add "race_count: N" to send the first request N times at once',
+    ]);
+  });
+
+  it('reads constants as written, numbers with their source text', () => {
+    const t = ok(`${HEADER}constants:\n  key: "{{not_rendered}}"\n  version: 2.0\n${GET}`);
+    expect([...t.constants]).toEqual([
+      ['key', '{{not_rendered}}'],
+      ['version', '2.0'],
+    ]);
+  });
+
+  it('refuses a constant that is not one value', () => {
+    expect(errors(`${HEADER}constants:\n  keys: [a, b]\n${GET}`)).toEqual([
+      't.yaml:6:9: constants.keys: a constant holds one value (text or a number), not a list or a mapping',
+    ]);
   });
 });
 

@@ -25,6 +25,7 @@ import {
   type HttpBlock,
   type HttpRequests,
   type PathTemplate,
+  type Race,
   type RawRequestTemplate,
   type RedirectPolicy,
   type Template,
@@ -138,6 +139,7 @@ function decodeTemplate(
   const id = decodeId(ctx, fields.id, root);
   const info = decodeInfo(ctx, fields.info, root);
   const variables = decodeVariables(ctx, fields.variables);
+  const constants = decodeConstants(ctx, fields.constants);
   const selfContained = flag(ctx, fields['self-contained'], ['self-contained']);
   const stopAtFirstMatch = flag(ctx, fields['stop-at-first-match'], ['stop-at-first-match']);
 
@@ -174,6 +176,7 @@ function decodeTemplate(
       id,
       info,
       variables,
+      constants,
       ...(flow === undefined ? {} : { flow }),
       selfContained,
       stopAtFirstMatch,
@@ -217,6 +220,31 @@ function decodeVariables(ctx: ParseContext, entry: MapEntry | undefined): Variab
     ctx.checkOastMarkers(node, path);
     const template = compileScalar(ctx, node, path);
     if (template !== undefined) out.push({ name, template, pos: node.pos });
+  }
+  return out;
+}
+
+/** `constants:` hold one scalar each, taken as written (nuclei neither renders nor overrides them). */
+function decodeConstants(ctx: ParseContext, entry: MapEntry | undefined): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  if (entry === undefined || entry.value.kind === 'null') return out;
+  const map = ctx.decode.map(entry.value, ['constants'], 'a mapping of constant names to values');
+  if (map === undefined) return out;
+  for (const constant of map.entries) {
+    const name = constant.key.text;
+    const path = ['constants', name];
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      ctx.error(
+        constant.key.pos,
+        path,
+        `"${name}" is not a valid constant name; use letters, digits and "_"`,
+      );
+      continue;
+    }
+    const node = constant.value;
+    if (node.kind === 'null') out.set(name, '');
+    else if (node.kind === 'scalar') out.set(name, node.text);
+    else ctx.error(node.pos, path, 'a constant holds one value (text or a number), not a list or a mapping');
   }
   return out;
 }
@@ -305,9 +333,15 @@ function decodeBlock(
   const threads = optionalInteger(ctx, f.threads, [...path, 'threads'], 0);
   const maxSize = optionalInteger(ctx, f['max-size'], [...path, 'max-size'], 0);
   const redirects = redirectPolicy(ctx, f, path);
+  const race = decodeRace(ctx, f, path, threads);
   if (requests === undefined || operators === undefined) return undefined;
   const perCombination = requests.kind === 'raw' ? requests.raw.length : requests.paths.length;
-  const requestCount = payloads === undefined ? perCombination : combinationCount(payloads) * perCombination;
+  const requestCount =
+    race?.kind === 'count'
+      ? race.count
+      : payloads === undefined
+        ? perCombination
+        : combinationCount(payloads) * perCombination;
   const block: HttpBlock = {
     index,
     ...(id === undefined || id.trim() === '' ? {} : { id: id.trim() }),
@@ -317,6 +351,7 @@ function decodeBlock(
     ...(body === undefined ? {} : { body }),
     ...(payloads === undefined ? {} : { payloads }),
     ...(threads === undefined || threads === 0 ? {} : { threads }),
+    ...(race === undefined ? {} : { race }),
     redirects,
     stopAtFirstMatch: flag(ctx, f['stop-at-first-match'], [...path, 'stop-at-first-match']),
     cookieJar: !flag(ctx, f['disable-cookie'], [...path, 'disable-cookie']),
@@ -469,6 +504,38 @@ function optionalInteger(
 ): number | undefined {
   if (entry === undefined || entry.value.kind === 'null') return undefined;
   return ctx.decode.integer(entry.value, path, { min });
+}
+
+/**
+ * nuclei races with `race_count` (the first request, that many times) or with `threads:` (every
+ * request, `threads` at a time); `race: true` with neither sends the requests one after another.
+ */
+function decodeRace(
+  ctx: ParseContext,
+  f: BlockFields,
+  path: Path,
+  threads: number | undefined,
+): Race | undefined {
+  const race = flag(ctx, f.race, [...path, 'race']);
+  const count = optionalInteger(ctx, f.race_count, [...path, 'race_count'], 0);
+  if (!race) {
+    if (count !== undefined && count > 0 && f.race_count !== undefined) {
+      ctx.warning(
+        f.race_count.key.pos,
+        [...path, 'race_count'],
+        '"race_count" has no effect without "race: true"; add it to send the request that many times at once',
+      );
+    }
+    return undefined;
+  }
+  if (count !== undefined && count > 0) return { kind: 'count', count };
+  if (threads !== undefined && threads > 0) return { kind: 'threads' };
+  ctx.warning(
+    f.race?.key.pos ?? { line: 1, col: 1, offset: 0 },
+    [...path, 'race'],
+    '"race: true" without "race_count" or "threads" sends the requests one after another, as nuclei does; add "race_count: N" to send the first request N times at once',
+  );
+  return undefined;
 }
 
 function redirectPolicy(ctx: ParseContext, f: BlockFields, path: Path): RedirectPolicy {

@@ -102,7 +102,7 @@ describe("nuclei's http integration cases", () => {
     },
   );
 
-  nucleiCase('httpDisableRedirects: -dr keeps the first response', 'flag-dr', async () => {
+  nucleiCase('httpDisableRedirects: -dr keeps the first response', undefined, async () => {
     const ts = await server([
       { method: 'GET', path: '/', respond: redirect('/redirected', 301) },
       { method: 'GET', path: '/redirected', respond: { body: 'This is test redirects matcher text' } },
@@ -490,19 +490,19 @@ describe("nuclei's http integration cases", () => {
     },
   );
 
-  nucleiCase('httpRaceSimple: race_count sends the request 10 times', 'race', async () => {
+  nucleiCase('httpRaceSimple: race_count sends the request 10 times', undefined, async () => {
     const ts = await server([{ method: 'GET', path: '/', respond: { status: 200 } }]);
     expectResultsCount(await runTemplate('protocols/http/race-simple.yaml', ts.url), 10);
   });
 
-  nucleiCase('httpRaceMultiple: race sends each raw request', 'race', async () => {
+  nucleiCase('httpRaceMultiple: race sends each raw request', undefined, async () => {
     const ts = await server([{ method: 'GET', path: '/', respond: { status: 200 } }]);
     expectResultsCount(await runTemplate('protocols/http/race-multiple.yaml', ts.url), 5);
   });
 
   nucleiCase(
     'httpRaceWithDelay: race with threads 2 sends two requests at once and the third after',
-    'race',
+    undefined,
     async () => {
       const times: number[] = [];
       const ts = await server([
@@ -524,12 +524,16 @@ describe("nuclei's http integration cases", () => {
     20_000,
   );
 
-  nucleiCase('httpRaceWithVariables: variables and constants are filled in race mode', 'race', async () => {
-    const ts = await server([
-      { method: 'GET', path: '/race', respond: (r) => ({ body: r.headers['x-api-key'] ?? '' }) },
-    ]);
-    expectResultsCount(await runTemplate('protocols/http/race-with-variables.yaml', ts.url), 3);
-  });
+  nucleiCase(
+    'httpRaceWithVariables: variables and constants are filled in race mode',
+    undefined,
+    async () => {
+      const ts = await server([
+        { method: 'GET', path: '/race', respond: (r) => ({ body: r.headers['x-api-key'] ?? '' }) },
+      ]);
+      expectResultsCount(await runTemplate('protocols/http/race-with-variables.yaml', ts.url), 3);
+    },
+  );
 
   nucleiCase('httpStopAtFirstMatch: stop-at-first-match stops after the first match', undefined, async () => {
     const ts = await server([{ method: 'GET', path: '/', respond: { body: 'This is test' } }]);
@@ -595,7 +599,7 @@ describe("nuclei's http integration cases", () => {
     expectResultsCount(await runTemplate('protocols/http/get-override-sni.yaml', ts.url), 1);
   });
 
-  nucleiCase('customCLISNI: -sni sets the TLS server name', 'flag-sni', async () => {
+  nucleiCase('customCLISNI: -sni sets the TLS server name', undefined, async () => {
     const ts = await tlsServer((_request, response, serverName) =>
       response.end(serverName === 'test' ? 'test-ok' : 'test-ko'),
     );
@@ -627,7 +631,7 @@ describe("nuclei's http integration cases", () => {
 
   nucleiCase(
     'customCLISNIUnsafe: -sni sets the TLS server name of an unsafe request',
-    'flag-sni',
+    undefined,
     async () => {
       const ts = await tlsServer((_request, response, serverName) =>
         response.end(serverName === 'test' ? 'test-ok' : 'test-ko'),
@@ -653,21 +657,17 @@ describe("nuclei's http integration cases", () => {
     20_000,
   );
 
-  nucleiCase(
-    'customAttackType: -attack-type overrides the attack of the template',
-    'flag-attack-type',
-    async () => {
-      const queries: string[] = [];
-      const ts = await tlsServer((request, response) => {
-        const target = request.url ?? '/';
-        queries.push(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
-        response.end('This is test custom payload');
-      });
-      defer(() => ts.close());
-      await runTemplate('protocols/http/custom-attack-type.yaml', ts.url, '-attack-type', 'clusterbomb');
-      expect(queries).toHaveLength(4);
-    },
-  );
+  nucleiCase('customAttackType: -attack-type overrides the attack of the template', undefined, async () => {
+    const queries: string[] = [];
+    const ts = await tlsServer((request, response) => {
+      const target = request.url ?? '/';
+      queries.push(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
+      response.end('This is test custom payload');
+    });
+    defer(() => ts.close());
+    await runTemplate('protocols/http/custom-attack-type.yaml', ts.url, '-attack-type', 'clusterbomb');
+    expect(queries).toHaveLength(4);
+  });
 
   nucleiCase(
     'httpCLBodyWithoutHeader: content_length is the body length without a header',
@@ -697,7 +697,7 @@ describe("nuclei's http integration cases", () => {
     },
   );
 
-  nucleiCase('ConstantWithCliVar: -var does not override a constant', 'constants', async () => {
+  nucleiCase('ConstantWithCliVar: -var does not override a constant', undefined, async () => {
     const ts = await tlsServer((request, response) => {
       response.end(new URL(request.url ?? '/', 'https://x').searchParams.get('p') ?? '');
     });
@@ -709,7 +709,7 @@ describe("nuclei's http integration cases", () => {
     );
   });
 
-  nucleiCase('constantsWithThreads: constants fill requests sent in parallel', 'constants', async () => {
+  nucleiCase('constantsWithThreads: constants fill requests sent in parallel', undefined, async () => {
     const ts = await server([
       {
         method: 'GET',

@@ -24,11 +24,6 @@ export const KNOWN_DIFFERENCES = {
   'stop-at-first-extraction': 'stop-at-first-match also stops after a request that only extracted',
   'tls-sni-annotation': '@tls-sni: request.host presents the text request.host instead of the Host header',
   'ms-transport-error': '-ms writes no event for a target that failed in transport',
-  race: 'a template with race: true is skipped',
-  constants: 'a template with constants: is skipped',
-  'flag-dr': "nuclei's -dr (disable redirects) flag is refused",
-  'flag-sni': "nuclei's -sni flag is refused",
-  'flag-attack-type': "nuclei's -attack-type flag is refused",
   'cut-body': 'a response whose connection ends before its Content-Length fails as a lost connection',
   'show-dsl-errors': 'SHOW_DSL_ERRORS=true does not show a dsl expression that fails to evaluate',
 } as const;

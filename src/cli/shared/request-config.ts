@@ -2,8 +2,10 @@
  * The flags of the commands that send template requests (`scan`, `retest`, `worker`), read into
  * checked values; every mistake is a `UserError` naming its flag.
  */
+import type { SendingOverrides } from '../../engine/index.js';
 import { type HeaderField, headerNameProblem, headerValueProblem } from '../../http/index.js';
 import { DEFAULT_TEAM } from '../../store/index.js';
+import type { AttackType } from '../../template/index.js';
 import { UserError } from '../exit.js';
 import { REQUEST_DEFAULTS, type RunFlags } from './request-options.js';
 
@@ -26,6 +28,8 @@ export interface RunConfig {
   readonly dump: { readonly lines: boolean; readonly requests: boolean; readonly responses: boolean };
   /** False with `-nc`. */
   readonly colour: boolean;
+  /** nuclei's flags that change what the templates send. */
+  readonly overrides: SendingOverrides;
   readonly jsonl: boolean;
   readonly silent: boolean;
   readonly redact: boolean;
@@ -62,6 +66,7 @@ export function runConfig(flags: RunFlags): RunConfig {
       responses: flags.debug === true || flags.debugResp === true,
     },
     colour: flags.color !== false,
+    overrides: sendingOverrides(flags),
     jsonl: flags.jsonl === true,
     silent: flags.silent === true,
     redact: flags.redact !== false,
@@ -77,6 +82,67 @@ function maxHostErrors(flags: RunFlags): number | undefined {
     integer: true,
   });
   return flags.mhe === false || max === 0 ? undefined : max;
+}
+
+const ATTACK_TYPES: readonly AttackType[] = ['batteringram', 'pitchfork', 'clusterbomb'];
+
+/** `-fr`, `-fhr`, `-mr`, `-dr`, `-sni`, `-at`, `-rsr` and `-spm`, checked; only those given are set. */
+export function sendingOverrides(flags: RunFlags): SendingOverrides {
+  const overrides: { -readonly [K in keyof SendingOverrides]: SendingOverrides[K] } = {};
+  const redirects = redirectOverride(flags);
+  if (redirects !== undefined) overrides.redirects = redirects;
+  if (flags.sni !== undefined) {
+    const name = flags.sni.trim();
+    if (name === '' || /[\s/:@]/.test(name)) {
+      throw new UserError(`-sni takes a host name such as app.example.com, got ${JSON.stringify(flags.sni)}`);
+    }
+    overrides.tlsServerName = name;
+  }
+  if (flags.attackType !== undefined) {
+    const attack = ATTACK_TYPES.find((type) => type === flags.attackType?.trim().toLowerCase());
+    if (attack === undefined) {
+      throw new UserError(
+        `-at/-attack-type takes ${ATTACK_TYPES.join(', ')}, got ${JSON.stringify(flags.attackType)}`,
+      );
+    }
+    overrides.attack = attack;
+  }
+  const readSize = numberFlag(flags.responseSizeRead, '-rsr/-response-size-read', 0, {
+    min: 0,
+    integer: true,
+  });
+  if (readSize > 0) overrides.maxBodyBytes = readSize;
+  if (flags.stopAtFirstMatch === true) overrides.stopAtFirstMatch = true;
+  return overrides;
+}
+
+function redirectOverride(flags: RunFlags): SendingOverrides['redirects'] {
+  const follow =
+    flags.followHostRedirects === true ? 'same-host' : flags.followRedirects === true ? 'all' : undefined;
+  if (flags.disableRedirects === true) {
+    if (follow !== undefined) {
+      const given = flags.followHostRedirects === true ? '-fhr' : '-fr';
+      throw new UserError(
+        `-dr (follow no redirect) and ${given} (follow them) contradict each other; leave one out`,
+      );
+    }
+    if (flags.maxRedirects !== undefined)
+      throw new UserError('-dr follows no redirect, so -mr would do nothing; leave it out');
+    return { follow: 'none' };
+  }
+  if (follow === undefined) {
+    if (flags.maxRedirects !== undefined) {
+      throw new UserError(
+        "-mr/-max-redirects applies with -fr or -fhr; a template's own redirects use its max-redirects",
+      );
+    }
+    return undefined;
+  }
+  if (flags.maxRedirects === undefined) return { follow };
+  return {
+    follow,
+    max: numberFlag(flags.maxRedirects, '-mr/-max-redirects', 0, { min: 1, max: 20, integer: true }),
+  };
 }
 
 /** A numeric flag's value, `fallback` when not given; out of range or not a number: a `UserError` naming the flag. */

@@ -20,6 +20,7 @@ export const REQUEST_DEFAULTS = {
   timeoutSeconds: 10,
   retries: 1,
   maxHostErrors: 30,
+  maxRedirects: 10,
 } as const;
 
 /** How a command words the request flags whose meaning depends on what it runs. */
@@ -30,7 +31,11 @@ export interface RequestWording {
   readonly rateLimitScope: string;
 }
 
-/** `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe`, `-nmhe`, `-proxy` and the debug flags, in that order. */
+/**
+ * `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe`, `-nmhe`, `-proxy`, the debug
+ * flags, then nuclei's flags that change what the templates send (`-fr`, `-fhr`, `-mr`, `-dr`, `-sni`,
+ * `-at`, `-rsr`, `-spm`), in that order.
+ */
 export function addRequestOptions<
   Args extends unknown[],
   Opts extends OptionValues,
@@ -71,7 +76,27 @@ export function addRequestOptions<
       '--dresp, --debug-resp',
       'show every response as received, secrets masked (also -dresp, -debug-resp)',
     )
-    .option('--nc, --no-color', 'no colours in what is printed (also -nc; NO_COLOR does the same)');
+    .option('--nc, --no-color', 'no colours in what is printed (also -nc; NO_COLOR does the same)')
+    .option('--fr, --follow-redirects', 'follow redirects in every template (also -fr)')
+    .option(
+      '--fhr, --follow-host-redirects',
+      'follow redirects on the same host in every template (also -fhr)',
+    )
+    .option(
+      '--mr, --max-redirects <n>',
+      `with -fr or -fhr: redirects followed at most (default: the template's, else ${REQUEST_DEFAULTS.maxRedirects})`,
+    )
+    .option('--dr, --disable-redirects', 'follow no redirect, whatever the templates say (also -dr)')
+    .option('--sni <name>', 'TLS server name of every request (default: its host name)')
+    .option(
+      '--at, --attack-type <type>',
+      'payload combinations of every template: batteringram, pitchfork or clusterbomb',
+    )
+    .option(
+      '--rsr, --response-size-read <bytes>',
+      "most body bytes read per response, over templates' max-size",
+    )
+    .option('--spm, --stop-at-first-match', 'every request block stops at its first match (also -spm)');
 }
 
 /** `-j`: what a command prints as JSON lines. */

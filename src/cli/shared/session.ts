@@ -87,6 +87,7 @@ export async function withCommandSession<T>(
     dump: config.dump,
     headers: config.headers,
     variables: config.variables,
+    overrides: config.overrides,
     redact: config.redact,
     prefetch: config.prefetch,
     secrets,

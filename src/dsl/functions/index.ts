@@ -2,12 +2,15 @@
  * The helper functions templates call, by name. Like projectdiscovery/dsl, every helper is also known by
  * its name without underscores (`tolower`, `base64decode`), which older templates use.
  */
+import { checkFunctions } from './checks.js';
 import { compressionFunctions } from './compression.js';
 import { encodingFunctions } from './encoding.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
 import { jsonFunctions } from './json.js';
+import { networkFunctions } from './network.js';
 import { numberFunctions } from './numbers.js';
 import { randomFunctions } from './random.js';
+import { runtimeFunctions } from './runtime.js';
 import { stringFunctions } from './strings.js';
 import { timeFunctions } from './time.js';
 import { versionFunctions } from './versions.js';
@@ -33,6 +36,9 @@ const ALL: readonly HelperFunction[] = [
   ...randomFunctions,
   ...timeFunctions,
   ...versionFunctions,
+  ...checkFunctions,
+  ...networkFunctions,
+  ...runtimeFunctions,
   ...nucleiFunctions,
 ];
 
@@ -53,20 +59,16 @@ export function findFunction(name: string): HelperFunction | undefined {
  * by name, instead of as an error or, worse, as text sent as written.
  */
 const UNIMPLEMENTED_NUCLEI_FUNCTIONS = [
-  'equals_any',
+  'cookie_unsign',
+  'generate_dotnet_gadget',
   'generate_java_gadget',
   'generate_jwt',
-  'ip_format',
-  'jarm',
+  'gzip_mtime',
   'llm_prompt',
-  'print_debug',
   'public_ip',
-  'regex_all',
-  'regex_any',
   'resolve',
-  'to_title',
+  'rsa_encrypt',
   'unpack',
-  'wait_for',
   'zip',
 ] as const;
 

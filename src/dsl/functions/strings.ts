@@ -26,6 +26,28 @@ import {
 
 const VARIADIC = Number.POSITIVE_INFINITY;
 
+const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
+
+/**
+ * golang.org/x/text's title casing (the language argument changes nothing for the languages
+ * templates use): each word's first letter upper case, its other letters lower case.
+ */
+function toTitle(text: string): string {
+  let out = '';
+  let inWord = false;
+  for (const char of text) {
+    const apostropheInWord = inWord && (char === "'" || char === '’');
+    if (WORD_CHAR.test(char) || apostropheInWord) {
+      out += inWord ? char.toLowerCase() : char.toUpperCase();
+      inWord = true;
+    } else {
+      out += char;
+      inWord = false;
+    }
+  }
+  return out;
+}
+
 function rest(args: readonly DslValue[], from: number): string[] {
   return args.slice(from).map(str);
 }
@@ -308,6 +330,7 @@ export const stringFunctions: readonly HelperFunction[] = [
     for (const char of new Set(textArg(args, 1))) text = text.replaceAll(char, '');
     return text;
   }),
+  ranged('to_title', 1, 2, (args) => toTitle(textArg(args, 0))),
   fixed('index', 2, index),
   fixed('count', 2, (args) => count(textArg(args, 0), textArg(args, 1)), { integer: true }),
   ranged('sort', 1, VARIADIC, (args) => {

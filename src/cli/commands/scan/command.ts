@@ -10,7 +10,8 @@ import {
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
--jsonl, -var, -timeout, -retries, -tags, -severity, -id, -tc, -tl, -ud, ….
+-jsonl, -var, -timeout, -retries, -tags, -severity, -id, -tc, -tl, -ud, -fr, -dr,
+-sni, -at, -mhe, -proxy, -debug, ….
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is

@@ -83,6 +83,7 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
     flags.maxHostError !== undefined ? '-mhe' : undefined,
     flags.mhe === false ? '-nmhe' : undefined,
     flags.proxy !== undefined ? '-proxy' : undefined,
+    ...sendingFlagsGiven(flags),
     flags.redact === false ? '--no-redact' : undefined,
   ].filter((flag) => flag !== undefined);
   if (workerFlags.length > 0) {
@@ -126,4 +127,19 @@ function checkRescan(config: ScanConfig): void {
     );
   }
   if (!config.store) throw new UserError('--rescan records a new scan in the store; leave out --no-store');
+}
+
+/** The flags given that change what the templates send: on a queued scan, the workers' to give. */
+function sendingFlagsGiven(flags: GivenFlags): string[] {
+  const given: [unknown, string][] = [
+    [flags.followRedirects, '-fr'],
+    [flags.followHostRedirects, '-fhr'],
+    [flags.maxRedirects, '-mr'],
+    [flags.disableRedirects, '-dr'],
+    [flags.sni, '-sni'],
+    [flags.attackType, '-at'],
+    [flags.responseSizeRead, '-rsr'],
+    [flags.stopAtFirstMatch, '-spm'],
+  ];
+  return given.filter(([value]) => value !== undefined).map(([, flag]) => flag);
 }
