@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   engine: () => import('../engine/engine.bench.js'),
   scan: () => import('../scan/scan.bench.js'),
   store: () => import('../api/api.bench.js'),
+  'store-mix': () => import('../api/mix.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -9,6 +9,11 @@ export interface SeedSize {
   readonly retests: number;
 }
 
+/** The name of the scan seeded at position `i`. */
+export type ScanName = (i: number) => string;
+
+const nightlyScan: ScanName = (i) => `nightly scan ${i}`;
+
 const TEMPLATES = [
   'git-config',
   'tomcat-detect',
@@ -199,7 +204,7 @@ export async function seed(
   store: Store,
   teamId: string,
   size: SeedSize,
-  progress: (phase: string) => void = () => undefined,
+  scanName: ScanName = nightlyScan,
 ): Promise<{ rows: number; seconds: number }> {
   const started = process.hrtime.bigint();
   const writer = store.engine === 'sqlite' ? sqliteWriter(store) : postgresWriter(store);
@@ -224,12 +229,12 @@ export async function seed(
     scanIds.push(id);
     const created = base + i * scanEvery;
     const status = ['finished', 'failed', 'running', 'uploaded'][i % 4]!;
-    const name = `nightly scan ${i}`;
+    const name = scanName(i);
     return [
       id,
       teamId,
       name,
-      name,
+      name.toLowerCase(),
       status,
       status === 'running' ? 50 : 100,
       created,
@@ -249,7 +254,6 @@ export async function seed(
       1,
     ];
   });
-  progress('scans');
   await writer(SCAN_TEMPLATE, size.scans * 2, (i) => {
     const scan = scanIds[i >> 1]!;
     const template = sources[i % sources.length]!;
@@ -263,7 +267,6 @@ export async function seed(
       1,
     ];
   });
-  progress('scan templates');
   const findingIds: string[] = [];
   await writer(FINDING, size.findings, (i) => {
     const id = newId();
@@ -287,7 +290,6 @@ export async function seed(
       created,
     ];
   });
-  progress('findings');
   await writer(RETEST, size.retests, (i) => {
     const template = sources[i % sources.length]!;
     const created = base + i * retestEvery;
@@ -310,7 +312,6 @@ export async function seed(
       created,
     ];
   });
-  progress('retests');
   for (const [buckets, rows] of [
     ['scan_bucket', 'scan'],
     ['retest_bucket', 'retest'],
