@@ -10,6 +10,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0003_scan_chunks': { up: scanChunks },
   '0004_change_notifications': { up: changeNotifications },
   '0005_scan_authentication': { up: scanAuthentication },
+  '0006_served_events': { up: servedEvents },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -300,3 +301,14 @@ async function scanAuthentication(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('scan_auth_pk', ['scan_id', 'fingerprint'])
     .execute();
 }
+
+/**
+ * A retest result's events as the API serves them, written with the result: a page of 100
+ * results is spliced from these texts instead of parsing and serialising every event again.
+ * Results recorded before have none and are served from `events` as before.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function servedEvents(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('retest').addColumn('served_events', 'text').execute();
+}
+

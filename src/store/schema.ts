@@ -196,6 +196,8 @@ export interface RetestTable {
   vuln_status: string;
   /** The retest's result events, as a JSON array. */
   events: string;
+  /** The same events as the API serves them (see `servedEventsJson`); null on rows recorded before 0006. */
+  served_events: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
 }
