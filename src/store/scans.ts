@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import { countRow, DEEP_OFFSET, locate, locateByStatus } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
@@ -251,11 +251,14 @@ export class Scans {
   /** The team's scans: newest first (created_at desc, id desc) unless `sort` says otherwise. */
   async list(teamId: string, query: ScanQuery): Promise<Scan[]> {
     let ids = this.db.selectFrom('scan').select('id').where('team_id', '=', teamId);
-    const filtered =
-      (query.statuses?.length ?? 0) > 0 || (query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0;
+    const statuses = query.statuses ?? [];
+    const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
     let offset = query.offset;
-    if (!filtered && offset >= DEEP_OFFSET) {
-      const place = await locate(this.db, 'scan_bucket', teamId, offset);
+    if (byCreation && offset >= DEEP_OFFSET) {
+      const place =
+        statuses.length > 0
+          ? await locateByStatus(this.db, teamId, statuses, offset)
+          : await locate(this.db, 'scan_bucket', teamId, offset);
       if (place === undefined) return [];
       ids = ids.where('created_at', '<', place.before);
       offset = place.skip;

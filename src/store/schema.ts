@@ -21,6 +21,7 @@ export interface Database {
   retest: RetestTable;
   scan_bucket: BucketTable;
   retest_bucket: BucketTable;
+  scan_status_bucket: StatusBucketTable;
 }
 
 /** How many rows of a team were created in the day (UTC) starting at `bucket` (epoch ms). */
@@ -28,6 +29,11 @@ export interface BucketTable {
   team_id: string;
   bucket: EpochMs;
   n: number;
+}
+
+/** How many scans of a team created in the day starting at `bucket` have `status` now. */
+export interface StatusBucketTable extends BucketTable {
+  status: string;
 }
 
 export type Flag = 0 | 1;
