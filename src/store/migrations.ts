@@ -13,6 +13,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0006_served_events': { up: servedEvents },
   '0007_scan_listing_indexes': { up: scanListingIndexes },
   '0008_scan_status_buckets': { up: scanStatusBuckets },
+  '0009_scan_name_search': { up: scanNameSearch },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -348,11 +349,12 @@ async function scanListingIndexes(db: Kysely<any>): Promise<void> {
       .columns(['team_id', ...columns, 'created_at', 'id'])
       .execute();
   }
-  // Several statuses at once: the newest-first walk reads each scan's status from the index.
+  // Several statuses at once, and searches for common words: the newest-first walk reads each
+  // scan's status and name from the index, not from its row.
   await db.schema
-    .createIndex('scan_team_order_status')
+    .createIndex('scan_team_order_covering')
     .on('scan')
-    .columns(['team_id', 'created_at', 'id', 'status'])
+    .columns(['team_id', 'created_at', 'id', 'status', 'name_folded'])
     .execute();
 }
 
@@ -399,4 +401,38 @@ async function scanStatusBuckets(db: Kysely<any>): Promise<void> {
   );
   await sql`create trigger scan_status_count_update after update of status on scan
     when old.status <> new.status begin ${add('old', '-1')} ${add('new', '1')} end`.execute(db);
+}
+
+/**
+ * An index of the trigrams of scan names, so that a search for a rare word reads the scans that
+ * contain it instead of every scan's name. It only narrows: every candidate is checked again
+ * with the literal comparison (see search.ts), so the results are those of a plain scan.
+ * SQLite: an FTS5 table with the trigram tokenizer over the folded names (scan ids beside them),
+ * kept by triggers. PostgreSQL: a `pg_trgm` GIN index when the extension can be installed; without
+ * it searches scan the names as before.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanNameSearch(db: Kysely<any>): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`savepoint trigram`.execute(db);
+    try {
+      await sql`create extension if not exists pg_trgm`.execute(db);
+      await sql`create index scan_name_trigram on scan using gin (name_folded gin_trgm_ops)`.execute(db);
+      await sql`release savepoint trigram`.execute(db);
+    } catch {
+      // Not installed on the server, or not allowed to this user: searches stay plain scans.
+      await sql`rollback to savepoint trigram`.execute(db);
+    }
+    return;
+  }
+  await sql`create virtual table scan_name_search
+    using fts5(name_folded, scan_id unindexed, tokenize = 'trigram case_sensitive 1')`.execute(db);
+  await sql`insert into scan_name_search (name_folded, scan_id) select name_folded, id from scan`.execute(db);
+  await sql`create trigger scan_name_search_insert after insert on scan begin
+    insert into scan_name_search (name_folded, scan_id) values (new.name_folded, new.id); end`.execute(db);
+  await sql`create trigger scan_name_search_delete after delete on scan begin
+    delete from scan_name_search where scan_id = old.id; end`.execute(db);
+  await sql`create trigger scan_name_search_update after update of name_folded on scan begin
+    delete from scan_name_search where scan_id = old.id;
+    insert into scan_name_search (name_folded, scan_id) values (new.name_folded, new.id); end`.execute(db);
 }

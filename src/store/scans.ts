@@ -8,7 +8,7 @@ import { newId } from './id.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import type { Database, ScanTable } from './schema.js';
-import { nameContains } from './search.js';
+import { scanNameContains } from './search.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
 
@@ -266,7 +266,7 @@ export class Scans {
     if (query.statuses !== undefined && query.statuses.length > 0)
       ids = ids.where('status', 'in', query.statuses);
     if (query.search !== undefined && query.search !== '')
-      ids = ids.where(nameContains(this.conn.engine, query.search));
+      ids = ids.where(await scanNameContains(this.db, this.conn.engine, query.search));
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
     }
