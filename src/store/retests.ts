@@ -100,7 +100,7 @@ export class Retests {
     const rows = await this.db
       .selectFrom('retest')
       .selectAll()
-      .where('id', 'in', await this.window(teamId, query))
+      .where('id', 'in', await this.pageIds(teamId, query))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
@@ -133,7 +133,7 @@ export class Retests {
       ])
       // The raw events are read only for rows that have no served form.
       .select(sql<string | null>`case when served_events is null then events end`.as('events'))
-      .where('id', 'in', await this.window(teamId, query))
+      .where('id', 'in', await this.pageIds(teamId, query))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
@@ -147,8 +147,11 @@ export class Retests {
     }));
   }
 
-  /** The ids of the page's rows, found on the (team, created_at, id) index alone. */
-  private async window(teamId: string, query: PageQuery) {
+  /**
+   * The query of the ids of a page, found on the (team, created_at, id) index alone: what
+   * {@link list} runs, and whose plan tests check.
+   */
+  async pageIds(teamId: string, query: PageQuery) {
     let ids = this.db.selectFrom('retest').select('id').where('team_id', '=', teamId);
     let offset = query.offset;
     if (offset >= DEEP_OFFSET) {

@@ -250,6 +250,21 @@ export class Scans {
 
   /** The team's scans: newest first (created_at desc, id desc) unless `sort` says otherwise. */
   async list(teamId: string, query: ScanQuery): Promise<Scan[]> {
+    const ids = await this.pageIds(teamId, query);
+    if (ids === undefined) return [];
+    // Deferred join: the window is found on the narrow index, then only its rows are read.
+    let rows = this.db.selectFrom('scan').selectAll().where('id', 'in', ids);
+    for (const { field, direction } of query.sort ?? []) {
+      for (const column of SCAN_SORT_FIELDS[field]) rows = rows.orderBy(column, direction);
+    }
+    return this.withLists(await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute());
+  }
+
+  /**
+   * The query of the ids of a listing's page (undefined when the team has fewer scans than the
+   * offset): what {@link list} runs, and whose plan tests check.
+   */
+  async pageIds(teamId: string, query: ScanQuery) {
     let ids = this.db.selectFrom('scan').select('id').where('team_id', '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
@@ -259,24 +274,17 @@ export class Scans {
         statuses.length > 0
           ? await locateByStatus(this.db, teamId, statuses, offset)
           : await locate(this.db, 'scan_bucket', teamId, offset);
-      if (place === undefined) return [];
+      if (place === undefined) return undefined;
       ids = ids.where('created_at', '<', place.before);
       offset = place.skip;
     }
-    if (query.statuses !== undefined && query.statuses.length > 0)
-      ids = ids.where('status', 'in', query.statuses);
+    if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
     if (query.search !== undefined && query.search !== '')
       ids = ids.where(await scanNameContains(this.db, this.conn.engine, query.search));
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
     }
-    ids = ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
-    // Deferred join: the window is found on the narrow index, then only its rows are read.
-    let rows = this.db.selectFrom('scan').selectAll().where('id', 'in', ids);
-    for (const { field, direction } of query.sort ?? []) {
-      for (const column of SCAN_SORT_FIELDS[field]) rows = rows.orderBy(column, direction);
-    }
-    return this.withLists(await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute());
+    return ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
   }
 
   /** The scan's targets, in the order given; with `range`, those from position `first` on, `count` of them. */
