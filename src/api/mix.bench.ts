@@ -15,7 +15,7 @@ import {
   scratchPostgres,
   scratchSqlite,
 } from '../store/testing/scratch.js';
-import { type ScanName, type SeedSize, seed } from './bench/seed.js';
+import { fillServedEvents, type ScanName, type SeedSize, seed } from './bench/seed.js';
 import { type Load, load, startServer } from './bench/serve.js';
 
 const SIZE: SeedSize = {
@@ -205,7 +205,13 @@ async function prepare(location: StoreLocation): Promise<{ key: string; note: st
     const team = await store.teams.ensure('bench');
     const key = (await store.keys.create({ teamId: team.id, name: 'bench' })).secret;
     const existing = await store.scans.list(team.id, { offset: 0, limit: 1 });
-    if (existing.length > 0) return { key, note: 'kept from an earlier run' };
+    if (existing.length > 0) {
+      const filled = await fillServedEvents(store);
+      return {
+        key,
+        note: `kept from an earlier run (served events written for ${filled.toLocaleString('en-US')} results)`,
+      };
+    }
     const seeded = await seed(store, team.id, SIZE, scanName);
     return {
       key,
