@@ -265,7 +265,13 @@ export class Scans {
    * offset): what {@link list} runs, and whose plan tests check.
    */
   async pageIds(teamId: string, query: ScanQuery) {
-    let ids = this.db.selectFrom('scan').select('id').where('team_id', '=', teamId);
+    const search =
+      query.search === undefined || query.search === ''
+        ? undefined
+        : await scanNameContains(this.db, this.conn.engine, query.search);
+    // `+team_id` keeps SQLite off the team's indexes, so it reads the candidates by id.
+    const team = search?.fromCandidates === true ? sql<string>`+team_id` : ('team_id' as const);
+    let ids = this.db.selectFrom('scan').select('id').where(team, '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
     let offset = query.offset;
@@ -279,8 +285,7 @@ export class Scans {
       offset = place.skip;
     }
     if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
-    if (query.search !== undefined && query.search !== '')
-      ids = ids.where(await scanNameContains(this.db, this.conn.engine, query.search));
+    if (search !== undefined) ids = ids.where(search.filter);
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
     }

@@ -29,16 +29,32 @@ export async function scanNameContains(
   db: Kysely<Database>,
   engine: Engine,
   term: string,
-): Promise<Expression<SqlBool>> {
+): Promise<NameFilter> {
   const folded = fold(term);
   if (engine === 'postgres')
-    return sql<SqlBool>`name_folded like ${`%${folded.replace(/[\\%_]/g, '\\$&')}%`}`;
-  const literal = nameContains(engine, term);
+    return {
+      filter: sql<SqlBool>`name_folded like ${`%${folded.replace(/[\\%_]/g, '\\$&')}%`}`,
+      fromCandidates: false,
+    };
+  const literal = { filter: nameContains(engine, term), fromCandidates: false };
   if ([...folded].length < 3) return literal;
   const phrase = `"${folded.replaceAll('"', '""')}"`;
   const probe = await sql<{ n: number }>`select count(*) as n from (
       select 1 from scan_name_search where scan_name_search match ${phrase} limit ${TRIGRAM_CANDIDATES}
     ) candidates`.execute(db);
   if (Number(probe.rows[0]?.n ?? 0) >= TRIGRAM_CANDIDATES) return literal;
-  return sql<SqlBool>`id in (select scan_id from scan_name_search where scan_name_search match ${phrase}) and ${literal}`;
+  return {
+    filter: sql<SqlBool>`id in (select scan_id from scan_name_search where scan_name_search match ${phrase}) and ${literal.filter}`,
+    fromCandidates: true,
+  };
+}
+
+export interface NameFilter {
+  readonly filter: Expression<SqlBool>;
+  /**
+   * The filter names its few candidate scans (SQLite's trigram lookup): they should be read by
+   * id and sorted, not found by walking the team's newest-first index, which SQLite would
+   * otherwise choose to spare the sort.
+   */
+  readonly fromCandidates: boolean;
 }
