@@ -2,14 +2,12 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import autocannon from 'autocannon';
 import type { BenchSuite, Report } from '../bench/report.js';
 import { importJsonl } from '../importer/index.js';
 import { openStore } from '../store/index.js';
 import { type ScratchDatabase, scratchPostgres, scratchSqlite } from '../store/testing/scratch.js';
 import { type SeedSize, seed } from './bench/seed.js';
-import type { WorkerData } from './bench/worker.js';
+import { type Load, load as loadUrl, startServer } from './bench/serve.js';
 
 const SIZE: SeedSize = {
   scans: Number(process.env.KEYHOLE_BENCH_SCANS ?? 100_000),
@@ -20,46 +18,8 @@ const SECONDS = Number(process.env.KEYHOLE_BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const IMPORT_EVENTS = 100_000;
 
-interface Server {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-async function startServer(data: WorkerData): Promise<Server> {
-  const worker = new Worker(new URL('./bench/worker.js', import.meta.url), { workerData: data });
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', (m: { port: number }) => resolve(m.port));
-    worker.once('error', reject);
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: async () => {
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.postMessage('stop');
-      await exited;
-    },
-  };
-}
-
-interface Load {
-  readonly rate: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly failures: number;
-  /** Bytes received per response, headers included. */
-  readonly bytes: number;
-}
-
 async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 1, headers });
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  return {
-    rate: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    failures: result.errors + result.non2xx,
-    bytes: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
-  };
+  return loadUrl(url, { connections: CONNECTIONS, seconds: SECONDS, headers });
 }
 
 /** What Go's net/http, python requests, browsers and `curl --compressed` send unasked. */

@@ -5,6 +5,8 @@ import {
   formatTimestamp,
   type RetestResult,
   type Scan,
+  type ServedRetest,
+  servedEvent,
 } from '../store/index.js';
 import type { AssetItem, EventRecord, RetestItem, ScanItem } from './schemas.js';
 
@@ -70,72 +72,28 @@ export function retestItem(result: RetestResult): RetestItem {
   };
 }
 
-type Loose = Record<string, unknown>;
-
 /**
- * A stored event as the API shows it: every field of docs/store-and-api.md#event-records present
- * with its type (nuclei omits empty ones and writes absent lists as null; the API gives "", [], 0
- * and false), and the other keys nuclei writes kept as they are.
+ * A `/v1/retest` page as JSON text: the fields of {@link retestItem}, in its order, with each
+ * result's served events spliced in as they are stored (never parsed for a page).
  */
-export function eventRecord(event: ResultEvent): EventRecord {
-  const e = event as unknown as Loose;
-  const info = (isObject(e.info) ? e.info : {}) as Loose;
-  const c = (isObject(info.classification) ? info.classification : {}) as Loose;
-  return {
-    ...e,
-    'curl-command': str(e['curl-command']),
-    'extracted-results': strs(e['extracted-results']),
-    'extractor-name': str(e['extractor-name']),
-    host: str(e.host),
-    info: {
-      ...info,
-      classification: {
-        ...c,
-        cpe: str(c.cpe),
-        'cve-id': strs(c['cve-id']),
-        'cvss-metrics': str(c['cvss-metrics']),
-        'cvss-score': num(c['cvss-score']),
-        'cwe-id': strs(c['cwe-id']),
-        'epss-percentile': num(c['epss-percentile']),
-        'epss-score': num(c['epss-score']),
-      },
-      metadata: isObject(info.metadata) ? info.metadata : {},
-      author: strs(info.author),
-      description: str(info.description),
-      impact: str(info.impact),
-      name: str(info.name),
-      tags: strs(info.tags),
-      reference: strs(info.reference),
-      remediation: str(info.remediation),
-      severity: str(info.severity) || 'unknown',
-    },
-    ip: str(e.ip),
-    'matched-at': str(e['matched-at']),
-    'matched-line': Array.isArray(e['matched-line']) ? e['matched-line'].filter(Number.isInteger) : [],
-    'matcher-name': str(e['matcher-name']),
-    'matcher-status': e['matcher-status'] === true,
-    path: str(e.path),
-    request: str(e.request),
-    response: str(e.response),
-    'template-id': str(e['template-id']),
-    'template-path': str(e['template-path']),
-    timestamp: str(e.timestamp),
-    type: str(e.type),
+export function retestPage(message: string, results: readonly ServedRetest[]): string {
+  const quoted = new Map<string, string>();
+  const encoded = (text: string) => {
+    let json = quoted.get(text);
+    if (json === undefined) {
+      json = JSON.stringify(text);
+      quoted.set(text, json);
+    }
+    return json;
   };
+  const items = results.map(
+    (r) =>
+      `{"matcher_status":${r.matcherStatus},"vuln_id":${JSON.stringify(r.vulnId)},"target":${JSON.stringify(r.target)},"template_url":${JSON.stringify(r.templateUrl)},"created_at":"${formatTimestamp(r.createdAt)}","updated_at":"${formatTimestamp(r.updatedAt)}","scan_id":${JSON.stringify(r.scanId)},"event":${r.eventsJson},"template_id":${JSON.stringify(r.templateId)},"template_path":${JSON.stringify(r.templatePath)},"template_encoded":${encoded(r.templateEncoded)},"result_type":${JSON.stringify(r.resultType)},"vuln_status":${JSON.stringify(r.vulnStatus)}}`,
+  );
+  return `{"message":${JSON.stringify(message)},"results":[${items.join(',')}]}`;
 }
 
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function strs(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function isObject(value: unknown): value is Loose {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A stored event as the API shows it (see {@link servedEvent}). */
+export function eventRecord(event: ResultEvent): EventRecord {
+  return servedEvent(event) as EventRecord;
 }

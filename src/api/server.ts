@@ -31,7 +31,7 @@ import {
   ScansQuery,
   ScansResponse,
 } from './schemas.js';
-import { assetItem, retestItem, scanItem } from './serialize.js';
+import { assetItem, retestPage, scanItem } from './serialize.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -160,15 +160,20 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
   const page = async <T>(
     request: FastifyRequest,
     reply: FastifyReply,
-    read: () => Promise<{ payload: T; live: boolean }>,
-  ): Promise<T | Buffer> => {
-    if (cache === undefined) return (await read()).payload;
+    read: () => Promise<{ payload: T | JsonText; live: boolean }>,
+  ): Promise<T | string | Buffer> => {
+    if (cache === undefined) {
+      const { payload } = await read();
+      if (!(payload instanceof JsonText)) return payload;
+      reply.type('application/json; charset=utf-8');
+      return payload.text;
+    }
     const { body, gzip, hit } = await cache.serve(
       request.changeToken,
       `${teamOf(request)}\n${request.url}`,
       async () => {
         const { payload, live } = await read();
-        const bytes = bytesOf(reply.serialize(payload));
+        const bytes = bytesOf(payload instanceof JsonText ? payload.text : reply.serialize(payload));
         // Compressed with the rendering, so every later request, whatever it accepts, is a lookup.
         return { body: bytes, gzip: await gzipPage(bytes), live };
       },
@@ -268,12 +273,12 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
     async (request, reply) => {
       const query = request.query as RetestQuery;
       return page(request, reply, async () => {
-        const results = await store.retests.list(teamOf(request), {
+        const results = await store.retests.served(teamOf(request), {
           offset: query.offset,
           limit: query.limit,
         });
         return {
-          payload: { message: 'Successfully retrieved retest results', results: results.map(retestItem) },
+          payload: new JsonText(retestPage('Successfully retrieved retest results', results)),
           live: false,
         };
       });
@@ -329,6 +334,11 @@ async function authenticate(
   }
   if (principal === null) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
   return principal;
+}
+
+/** A body already serialised (its schema's serialiser is skipped): what a page built from stored JSON returns. */
+class JsonText {
+  constructor(readonly text: string) {}
 }
 
 function bytesOf(serialized: string | ArrayBuffer | Buffer): Buffer {

@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   scan: () => import('../scan/scan.bench.js'),
   store: () => import('../api/api.bench.js'),
   templates: () => import('../template/library.bench.js'),
+  'store-mix': () => import('../api/mix.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -119,4 +119,92 @@ describe.each(ENGINES)('deep pages on $engine', ({ create }) => {
       ).toEqual(expected.map((r) => r.id));
     }
   });
+
+  it('lists scans filtered by status at every depth as a plain OFFSET does, with the counts kept as statuses change', async () => {
+    const team = (await store.teams.ensure('statuses')).id;
+    const start = Date.UTC(2024, 0, 1);
+    const statuses = ['finished', 'failed', 'running', 'uploaded'] as const;
+    const ids: string[] = [];
+    for (const part of chunks(
+      Array.from({ length: 6000 }, (_, i) => i),
+      1000,
+    )) {
+      await store.connection.db
+        .insertInto('scan')
+        .values(
+          part.map((i) => {
+            const id = newId();
+            ids.push(id);
+            const at = start + Math.floor((i * i) / 220) * 24_000 + (i % 3);
+            const status = statuses[(i * 7) % 4]!;
+            return {
+              id,
+              team_id: team,
+              name: `s${i}`,
+              name_folded: `s${i}`,
+              status,
+              created_at: at,
+              updated_at: at,
+            };
+            // The other columns have their defaults.
+          }) as never,
+        )
+        .execute();
+    }
+    // Statuses change after creation (a running scan finishes) and scans go: the triggers follow.
+    await store.connection.db
+      .updateTable('scan')
+      .set({ status: 'finished' })
+      .where(
+        'id',
+        'in',
+        ids.filter((_, i) => i % 5 === 0),
+      )
+      .execute();
+    await store.connection.db.updateTable('scan').set({ progress: 7 }).where('team_id', '=', team).execute();
+    await store.connection.db
+      .deleteFrom('scan')
+      .where(
+        'id',
+        'in',
+        ids.filter((_, i) => i % 11 === 0),
+      )
+      .execute();
+    const counted = await store.connection.db
+      .selectFrom('scan_status_bucket')
+      .select(['status', 'bucket', 'n'])
+      .where('team_id', '=', team)
+      .where('n', '>', 0)
+      .orderBy('status')
+      .orderBy('bucket')
+      .execute();
+    const recount = await sql<{ status: string; bucket: number; n: number }>`
+      select status, (created_at / 86400000) * 86400000 as bucket, count(*) as n from scan
+      where team_id = ${team} group by status, (created_at / 86400000) * 86400000 order by status, bucket`.execute(
+      store.connection.db,
+    );
+    expect(counted.map((r) => [r.status, Number(r.bucket), Number(r.n)])).toEqual(
+      recount.rows.map((r) => [r.status, Number(r.bucket), Number(r.n)]),
+    );
+
+    for (const filter of [['finished'], ['failed', 'running'], ['queued']] as const) {
+      for (const offset of [0, 1999, 2000, 2001, 2100, 2150, 2400, 5000]) {
+        const expected = await store.connection.db
+          .selectFrom('scan')
+          .select('id')
+          .where('team_id', '=', team)
+          .where('status', 'in', filter)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(100)
+          .offset(offset)
+          .execute();
+        const page = await store.scans.list(team, { offset, limit: 100, statuses: filter });
+        expect(
+          page.map((r) => r.id),
+          `${filter.join(',')} offset ${offset}`,
+        ).toEqual(expected.map((r) => r.id));
+      }
+    }
+  });
 });

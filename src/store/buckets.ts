@@ -49,3 +49,25 @@ export async function locate(
   if (row === undefined) return undefined;
   return { before: Number(row.bucket) + BUCKET_MS, skip: offset - Number(row.newer) };
 }
+
+/**
+ * {@link locate} for the scans whose status is one of `statuses`, through `scan_status_bucket`
+ * (kept by triggers, see migration 0008).
+ */
+export async function locateByStatus(
+  db: Kysely<Database>,
+  teamId: string,
+  statuses: readonly string[],
+  offset: number,
+): Promise<{ before: number; skip: number } | undefined> {
+  const result = await sql<{ bucket: number; newer: number }>`
+    select bucket, total - n as newer from (
+      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total from (
+        select bucket, sum(n) as n from scan_status_bucket
+        where team_id = ${teamId} and status in (${sql.join(statuses)}) group by bucket
+      ) days
+    ) counted where total > ${offset} order by bucket desc limit 1`.execute(db);
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  return { before: Number(row.bucket) + BUCKET_MS, skip: offset - Number(row.newer) };
+}

@@ -13,6 +13,7 @@ export {
   SCAN_STATUSES,
   type Scan,
   type ScanStatus,
+  type ServedRetest,
   type Team,
   type TemplateRef,
   VULN_STATUSES,
@@ -21,6 +22,7 @@ export {
 export { isTriagedByHand } from './retests.js';
 export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './scan-auth.js';
 export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
+export { servedEvent, servedEventsJson } from './served-event.js';
 export { openStore, Store } from './store.js';
 export { formatGoDuration, formatTimestamp } from './time.js';
 export { targetOf, vulnHash } from './vuln-hash.js';

@@ -10,6 +10,10 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0003_scan_chunks': { up: scanChunks },
   '0004_change_notifications': { up: changeNotifications },
   '0005_scan_authentication': { up: scanAuthentication },
+  '0006_served_events': { up: servedEvents },
+  '0007_scan_listing_indexes': { up: scanListingIndexes },
+  '0008_scan_status_buckets': { up: scanStatusBuckets },
+  '0009_scan_name_search': { up: scanNameSearch },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -299,4 +303,136 @@ async function scanAuthentication(db: Kysely<any>): Promise<void> {
     .addColumn('relogins', 'integer', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('scan_auth_pk', ['scan_id', 'fingerprint'])
     .execute();
+}
+
+/**
+ * A retest result's events as the API serves them, written with the result: a page of 100
+ * results is spliced from these texts instead of parsing and serialising every event again.
+ * Results recorded before have none and are served from `events` as before.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function servedEvents(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('retest').addColumn('served_events', 'text').execute();
+}
+
+/**
+ * Scan listings filtered by status or sorted by a field read their window in index order and stop
+ * after it, instead of sorting every scan of the team for each page: one index per field
+ * `sort_asc`/`sort_desc` accepts (`created_at` has `scan_team_order`), each ending in the default
+ * order so ties keep pages stable. The status index serves both the filter and the sort.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanListingIndexes(db: Kysely<any>): Promise<void> {
+  const sorted: Record<string, readonly string[]> = {
+    status: ['status'],
+    updated_at: ['updated_at'],
+    completed_at: ['completed_at'],
+    name: ['name_folded'],
+    progress: ['progress'],
+    total_target: ['total_target'],
+    total_template: ['total_template'],
+    total_scan: ['total_scan'],
+    rescan_count: ['rescan_count'],
+    severity: [
+      'severity_critical',
+      'severity_high',
+      'severity_medium',
+      'severity_low',
+      'severity_info',
+      'severity_unknown',
+    ],
+  };
+  for (const [field, columns] of Object.entries(sorted)) {
+    await db.schema
+      .createIndex(`scan_team_by_${field}`)
+      .on('scan')
+      .columns(['team_id', ...columns, 'created_at', 'id'])
+      .execute();
+  }
+  // Several statuses at once, and searches for common words: the newest-first walk reads each
+  // scan's status and name from the index, not from its row.
+  await db.schema
+    .createIndex('scan_team_order_covering')
+    .on('scan')
+    .columns(['team_id', 'created_at', 'id', 'status', 'name_folded'])
+    .execute();
+}
+
+/**
+ * Per team, status and day (UTC), how many scans were created: a status-filtered listing at a deep
+ * offset finds its day by summing these, as `scan_bucket` does for the unfiltered one. A scan's
+ * status changes in many places (its lifecycle, workers completing chunks), so triggers keep the
+ * counts, in the transaction of the change.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanStatusBuckets(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('scan_status_bucket')
+    .addColumn('team_id', 'text', (c) => c.notNull().references('team.id'))
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'bigint', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('scan_status_bucket_pk', ['team_id', 'status', 'bucket'])
+    .execute();
+  await sql`insert into scan_status_bucket (team_id, status, bucket, n)
+    select team_id, status, (created_at / 86400000) * 86400000, count(*) from scan
+    group by team_id, status, (created_at / 86400000) * 86400000`.execute(db);
+  const add = (row: 'new' | 'old', n: string) =>
+    sql.raw(`insert into scan_status_bucket (team_id, status, bucket, n)
+      values (${row}.team_id, ${row}.status, (${row}.created_at / 86400000) * 86400000, ${n})
+      on conflict (team_id, status, bucket) do update set n = scan_status_bucket.n + excluded.n;`);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`create function keyhole_count_scan_status() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'UPDATE' and old.status = new.status then return null; end if;
+        if tg_op in ('UPDATE', 'DELETE') then ${add('old', '-1')} end if;
+        if tg_op in ('UPDATE', 'INSERT') then ${add('new', '1')} end if;
+        return null;
+      end $$`.execute(db);
+    await sql`create trigger scan_status_count after insert or delete or update of status on scan
+      for each row execute function keyhole_count_scan_status()`.execute(db);
+    return;
+  }
+  await sql`create trigger scan_status_count_insert after insert on scan begin ${add('new', '1')} end`.execute(
+    db,
+  );
+  await sql`create trigger scan_status_count_delete after delete on scan begin ${add('old', '-1')} end`.execute(
+    db,
+  );
+  await sql`create trigger scan_status_count_update after update of status on scan
+    when old.status <> new.status begin ${add('old', '-1')} ${add('new', '1')} end`.execute(db);
+}
+
+/**
+ * An index of the trigrams of scan names, so that a search for a rare word reads the scans that
+ * contain it instead of every scan's name. It only narrows: every candidate is checked again
+ * with the literal comparison (see search.ts), so the results are those of a plain scan.
+ * SQLite: an FTS5 table with the trigram tokenizer over the folded names (scan ids beside them),
+ * kept by triggers. PostgreSQL: a `pg_trgm` GIN index when the extension can be installed; without
+ * it searches scan the names as before.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanNameSearch(db: Kysely<any>): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`savepoint trigram`.execute(db);
+    try {
+      await sql`create extension if not exists pg_trgm`.execute(db);
+      await sql`create index scan_name_trigram on scan using gin (name_folded gin_trgm_ops)`.execute(db);
+      await sql`release savepoint trigram`.execute(db);
+    } catch {
+      // Not installed on the server, or not allowed to this user: searches stay plain scans.
+      await sql`rollback to savepoint trigram`.execute(db);
+    }
+    return;
+  }
+  await sql`create virtual table scan_name_search
+    using fts5(name_folded, scan_id unindexed, tokenize = 'trigram case_sensitive 1')`.execute(db);
+  await sql`insert into scan_name_search (name_folded, scan_id) select name_folded, id from scan`.execute(db);
+  await sql`create trigger scan_name_search_insert after insert on scan begin
+    insert into scan_name_search (name_folded, scan_id) values (new.name_folded, new.id); end`.execute(db);
+  await sql`create trigger scan_name_search_delete after delete on scan begin
+    delete from scan_name_search where scan_id = old.id; end`.execute(db);
+  await sql`create trigger scan_name_search_update after update of name_folded on scan begin
+    delete from scan_name_search where scan_id = old.id;
+    insert into scan_name_search (name_folded, scan_id) values (new.name_folded, new.id); end`.execute(db);
 }

@@ -154,3 +154,8 @@ export interface PageQuery {
   readonly offset: number;
   readonly limit: number;
 }
+
+/** A retest result as the API lists it: its events already as the JSON array served. */
+export interface ServedRetest extends Omit<RetestResult, 'events'> {
+  readonly eventsJson: string;
+}

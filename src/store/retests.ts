@@ -1,11 +1,12 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { ResultEvent } from '../event/index.js';
 import { countRow, DEEP_OFFSET, locate } from './buckets.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
-import type { PageQuery, ResultType, RetestResult, TemplateRef, VulnStatus } from './model.js';
+import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import type { Database, RetestTable } from './schema.js';
+import { servedEventsJson } from './served-event.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { writeTransaction } from './tx.js';
 
@@ -75,6 +76,7 @@ export class Retests {
           result_type: input.resultType,
           vuln_status: status,
           events: JSON.stringify(input.events),
+          served_events: servedEventsJson(input.events),
           created_at: now,
           updated_at: now,
         })
@@ -95,23 +97,71 @@ export class Retests {
 
   /** The team's retest results, newest first (created_at desc, id desc). */
   async list(teamId: string, query: PageQuery): Promise<RetestResult[]> {
-    let ids = this.db.selectFrom('retest').select('id').where('team_id', '=', teamId);
-    let offset = query.offset;
-    if (offset >= DEEP_OFFSET) {
-      const place = await locate(this.db, 'retest_bucket', teamId, offset);
-      if (place === undefined) return [];
-      ids = ids.where('created_at', '<', place.before);
-      offset = place.skip;
-    }
-    ids = ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
     const rows = await this.db
       .selectFrom('retest')
       .selectAll()
-      .where('id', 'in', ids)
+      .where('id', 'in', await this.pageIds(teamId, query))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
     return this.withSources(rows);
+  }
+
+  /**
+   * The same page as {@link list}, with each result's events as the JSON the API serves (kept
+   * with the row since migration 0006, made from `events` for rows recorded before).
+   */
+  async served(teamId: string, query: PageQuery): Promise<ServedRetest[]> {
+    const rows = await this.db
+      .selectFrom('retest')
+      .select([
+        'id',
+        'team_id',
+        'finding_id',
+        'scan_id',
+        'target',
+        'template_id',
+        'template_path',
+        'template_url',
+        'template_hash',
+        'matcher_status',
+        'result_type',
+        'vuln_status',
+        'served_events',
+        'created_at',
+        'updated_at',
+      ])
+      // The raw events are read only for rows that have no served form.
+      .select(sql<string | null>`case when served_events is null then events end`.as('events'))
+      .where('id', 'in', await this.pageIds(teamId, query))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    const sources = await loadSources(
+      this.db,
+      rows.map((r) => r.template_hash),
+    );
+    return rows.map((row) => ({
+      ...resultOf(row, sources),
+      eventsJson: row.served_events ?? servedEventsJson(JSON.parse(row.events ?? '[]') as ResultEvent[]),
+    }));
+  }
+
+  /**
+   * The query of the ids of a page, found on the (team, created_at, id) index alone: what
+   * {@link list} runs, and whose plan tests check.
+   */
+  async pageIds(teamId: string, query: PageQuery) {
+    let ids = this.db.selectFrom('retest').select('id').where('team_id', '=', teamId);
+    let offset = query.offset;
+    if (offset >= DEEP_OFFSET) {
+      const place = await locate(this.db, 'retest_bucket', teamId, offset);
+      // An impossible bound: the team has fewer results than the offset.
+      if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
+      ids = ids.where('created_at', '<', place.before);
+      offset = place.skip;
+    }
+    return ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
   }
 
   /** The retests of one finding, newest first. */
@@ -132,21 +182,29 @@ export class Retests {
       rows.map((r) => r.template_hash),
     );
     return rows.map((row) => ({
-      id: row.id,
-      teamId: row.team_id,
-      vulnId: row.finding_id,
-      scanId: row.scan_id,
-      target: row.target,
-      templateId: row.template_id,
-      templatePath: row.template_path,
-      templateUrl: row.template_url,
-      templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
-      matcherStatus: row.matcher_status === 1,
-      resultType: row.result_type as ResultType,
-      vulnStatus: row.vuln_status as VulnStatus,
+      ...resultOf(row, sources),
       events: JSON.parse(row.events) as ResultEvent[],
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
     }));
   }
+}
+
+type ResultColumns = Omit<RetestTable, 'events' | 'served_events'>;
+
+function resultOf(row: ResultColumns, sources: ReadonlyMap<string, string>): Omit<RetestResult, 'events'> {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    vulnId: row.finding_id,
+    scanId: row.scan_id,
+    target: row.target,
+    templateId: row.template_id,
+    templatePath: row.template_path,
+    templateUrl: row.template_url,
+    templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
+    matcherStatus: row.matcher_status === 1,
+    resultType: row.result_type as ResultType,
+    vulnStatus: row.vuln_status as VulnStatus,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import { countRow, DEEP_OFFSET, locate, locateByStatus } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
@@ -8,7 +8,7 @@ import { newId } from './id.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import type { Database, ScanTable } from './schema.js';
-import { nameContains } from './search.js';
+import { scanNameContains } from './search.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
 
@@ -250,30 +250,46 @@ export class Scans {
 
   /** The team's scans: newest first (created_at desc, id desc) unless `sort` says otherwise. */
   async list(teamId: string, query: ScanQuery): Promise<Scan[]> {
-    let ids = this.db.selectFrom('scan').select('id').where('team_id', '=', teamId);
-    const filtered =
-      (query.statuses?.length ?? 0) > 0 || (query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0;
-    let offset = query.offset;
-    if (!filtered && offset >= DEEP_OFFSET) {
-      const place = await locate(this.db, 'scan_bucket', teamId, offset);
-      if (place === undefined) return [];
-      ids = ids.where('created_at', '<', place.before);
-      offset = place.skip;
-    }
-    if (query.statuses !== undefined && query.statuses.length > 0)
-      ids = ids.where('status', 'in', query.statuses);
-    if (query.search !== undefined && query.search !== '')
-      ids = ids.where(nameContains(this.conn.engine, query.search));
-    for (const { field, direction } of query.sort ?? []) {
-      for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
-    }
-    ids = ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
+    const ids = await this.pageIds(teamId, query);
+    if (ids === undefined) return [];
     // Deferred join: the window is found on the narrow index, then only its rows are read.
     let rows = this.db.selectFrom('scan').selectAll().where('id', 'in', ids);
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) rows = rows.orderBy(column, direction);
     }
     return this.withLists(await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute());
+  }
+
+  /**
+   * The query of the ids of a listing's page (undefined when the team has fewer scans than the
+   * offset): what {@link list} runs, and whose plan tests check.
+   */
+  async pageIds(teamId: string, query: ScanQuery) {
+    const search =
+      query.search === undefined || query.search === ''
+        ? undefined
+        : await scanNameContains(this.db, this.conn.engine, query.search);
+    // `+team_id` keeps SQLite off the team's indexes, so it reads the candidates by id.
+    const team = search?.fromCandidates === true ? sql<string>`+team_id` : ('team_id' as const);
+    let ids = this.db.selectFrom('scan').select('id').where(team, '=', teamId);
+    const statuses = query.statuses ?? [];
+    const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
+    let offset = query.offset;
+    if (byCreation && offset >= DEEP_OFFSET) {
+      const place =
+        statuses.length > 0
+          ? await locateByStatus(this.db, teamId, statuses, offset)
+          : await locate(this.db, 'scan_bucket', teamId, offset);
+      if (place === undefined) return undefined;
+      ids = ids.where('created_at', '<', place.before);
+      offset = place.skip;
+    }
+    if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
+    if (search !== undefined) ids = ids.where(search.filter);
+    for (const { field, direction } of query.sort ?? []) {
+      for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
+    }
+    return ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
   }
 
   /** The scan's targets, in the order given; with `range`, those from position `first` on, `count` of them. */

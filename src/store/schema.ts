@@ -21,6 +21,7 @@ export interface Database {
   retest: RetestTable;
   scan_bucket: BucketTable;
   retest_bucket: BucketTable;
+  scan_status_bucket: StatusBucketTable;
 }
 
 /** How many rows of a team were created in the day (UTC) starting at `bucket` (epoch ms). */
@@ -28,6 +29,11 @@ export interface BucketTable {
   team_id: string;
   bucket: EpochMs;
   n: number;
+}
+
+/** How many scans of a team created in the day starting at `bucket` have `status` now. */
+export interface StatusBucketTable extends BucketTable {
+  status: string;
 }
 
 export type Flag = 0 | 1;
@@ -196,6 +202,8 @@ export interface RetestTable {
   vuln_status: string;
   /** The retest's result events, as a JSON array. */
   events: string;
+  /** The same events as the API serves them (see `servedEventsJson`); null on rows recorded before 0006. */
+  served_events: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
 }

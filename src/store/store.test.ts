@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
+import { servedEvent } from './served-event.js';
 import { openStore, type Store } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
 
@@ -162,6 +163,29 @@ describe.each(ENGINES)('store on $engine', ({ create }) => {
     expect((await store.retests.list(teamId, { offset: 0, limit: 10 })).map((r) => r.id).slice(0, 3)).toEqual(
       [reopened.id, error.id, fixed.id],
     );
+  });
+
+  it('lists retest results with their served events, made from the raw events for results recorded before migration 0006', async () => {
+    const scan = await store.scans.create({ teamId, name: 'served events' });
+    await store.scans.markRunning(scan.id);
+    const { finding } = await store.findings.add(scan.id, event({ 'matched-at': 'https://app.test/served' }));
+    const raw = event({ 'matched-at': 'https://app.test/served', 'extracted-results': null } as never);
+    const older = await store.retests.record({ vulnId: finding.id, resultType: 'matched', events: [raw] });
+    await store.connection.db
+      .updateTable('retest')
+      .set({ served_events: null })
+      .where('id', '=', older.id)
+      .execute();
+    const newer = await store.retests.record({ vulnId: finding.id, resultType: 'matched', events: [raw] });
+    const [first, second] = await store.retests.served(teamId, { offset: 0, limit: 2 });
+    expect([first?.id, second?.id]).toEqual([newer.id, older.id]);
+    const expected = [servedEvent(raw)];
+    expect(expected[0]).toMatchObject({ 'extracted-results': [], path: '', 'matched-line': [] });
+    expect(JSON.parse(first!.eventsJson)).toEqual(expected);
+    expect(JSON.parse(second!.eventsJson)).toEqual(expected);
+    const { eventsJson: _, ...fields } = second!;
+    const { events: __, ...listed } = (await store.retests.list(teamId, { offset: 1, limit: 1 }))[0]!;
+    expect(fields).toEqual(listed);
   });
 
   it.each(['false_positive', 'triaged', 'accepted_risk', 'duplicate', 'fix_in_progress'] as const)(

@@ -1,0 +1,307 @@
+/**
+ * `npm run bench -- store-mix`: the API under a mix of distinct queries, as dashboards and
+ * integrations send them (pages at random offsets, searches, filters, sort orders), with the page
+ * cache on and off, at a million findings and a million retest results.
+ */
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { BenchSuite, Report } from '../bench/report.js';
+import { openStore, type StoreLocation } from '../store/index.js';
+import {
+  SCRATCH_PG_SERVER,
+  type ScratchDatabase,
+  scratchPostgres,
+  scratchSqlite,
+} from '../store/testing/scratch.js';
+import { fillServedEvents, type ScanName, type SeedSize, seed } from './bench/seed.js';
+import { type Load, load, startServer } from './bench/serve.js';
+
+const SIZE: SeedSize = {
+  scans: Number(process.env.KEYHOLE_BENCH_SCANS ?? 100_000),
+  findings: Number(process.env.KEYHOLE_BENCH_FINDINGS ?? 1_000_000),
+  retests: Number(process.env.KEYHOLE_BENCH_RETESTS ?? 1_000_000),
+};
+const SECONDS = Number(process.env.KEYHOLE_BENCH_SECONDS ?? 10);
+/** Set to keep the seeded databases between runs (and use them again when they are there). */
+const KEEP = process.env.KEYHOLE_BENCH_KEEP === '1';
+const CONNECTIONS = 10;
+const LIMITS = [10, 20, 50, 100];
+
+const ENVIRONMENTS = ['prod', 'staging', 'dev', 'qa', 'perf'];
+const APPS = [
+  'billing-api',
+  'auth',
+  'checkout',
+  'search',
+  'inventory',
+  'catalog',
+  'payments',
+  'orders',
+  'shipping',
+  'reviews',
+  'wishlist',
+  'cart',
+  'profile',
+  'notifications',
+  'reports',
+  'admin',
+  'gateway',
+  'cdn',
+  'mail',
+  'chat',
+  'media',
+  'upload',
+  'export',
+  'import',
+  'ledger',
+  'audit',
+  'crm',
+  'erp',
+  'hr-portal',
+  'wiki',
+  'status',
+  'docs',
+  'Zahlungsdienst-Über',
+  'café-portal',
+  'promo_100%',
+  'legacy\\soap',
+  'Ärzte-App',
+];
+const KINDS = ['nightly', 'weekly', 'ad-hoc', 'release', 'ci', 'compliance', 'pentest'];
+
+/** `prod billing-api nightly scan 4711`: names whose words match 1/5, 1/7, 1/37 of the scans. */
+const scanName: ScanName = (i) =>
+  `${ENVIRONMENTS[i % 5]} ${APPS[i % APPS.length]} ${KINDS[i % KINDS.length]} scan ${i}`;
+
+/** From every scan (`scan`) to none, through a fifth, a seventh, a 37th, a few and one. */
+const SEARCH_TERMS = [
+  'scan',
+  'prod',
+  'nightly',
+  'billing',
+  'prod billing',
+  'scan 1',
+  'scan 4242',
+  'scan 99999',
+  'no such scan',
+  'ÜBER',
+  'café',
+  '100%',
+  'promo_',
+  'api',
+  'release scan 7',
+  'qa ',
+  'CI',
+  'weekly scan 5',
+  'legacy\\',
+  'zz',
+];
+const STATUS_FILTERS: [string, number][] = [
+  ['finished', 1 / 4],
+  ['failed', 1 / 4],
+  ['running', 1 / 4],
+  ['uploaded', 1 / 4],
+  ['finished,failed', 1 / 2],
+  ['queued', 0],
+];
+const SORTS = [
+  'sort_desc=severity',
+  'sort_asc=name',
+  'sort_desc=progress',
+  'sort_asc=created_at',
+  'sort_desc=updated_at,total_target',
+  'sort_asc=status',
+];
+
+/** A small deterministic generator, so that every run replays the same requests. */
+function random(seedValue: number): () => number {
+  let state = seedValue >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Kind = 'retest pages' | 'scan pages' | 'scan search' | 'scan status' | 'scan sort';
+
+/** What each kind of request is, and its share of the mix. */
+const KINDS_OF_REQUEST: readonly [Kind, number, (r: () => number, limit: number) => string][] = [
+  ['retest pages', 0.3, (r, limit) => `/v1/retest?offset=${pick(r, SIZE.retests)}&limit=${limit}`],
+  ['scan pages', 0.25, (r, limit) => `/v1/scans?offset=${pick(r, SIZE.scans)}&limit=${limit}`],
+  [
+    'scan search',
+    0.2,
+    (r, limit) =>
+      `/v1/scans?search=${encodeURIComponent(SEARCH_TERMS[pick(r, SEARCH_TERMS.length)]!)}&offset=${pick(r, 5) * limit}&limit=${limit}`,
+  ],
+  [
+    'scan status',
+    0.15,
+    (r, limit) => {
+      const [status, share] = STATUS_FILTERS[pick(r, STATUS_FILTERS.length)]!;
+      return `/v1/scans?status=${status}&offset=${pick(r, Math.max(1, SIZE.scans * share))}&limit=${limit}`;
+    },
+  ],
+  [
+    'scan sort',
+    0.1,
+    (r, limit) => `/v1/scans?${SORTS[pick(r, SORTS.length)]}&offset=${pick(r, 10) * limit}&limit=${limit}`,
+  ],
+];
+
+function pick(r: () => number, below: number): number {
+  return Math.floor(r() * below);
+}
+
+/** An endless sequence of request paths: of one kind, or (without one) the weighted mix. */
+function paths(kind?: Kind): () => string {
+  const r = random(kind === undefined ? 17 : kind.length);
+  return () => {
+    const limit = LIMITS[pick(r, LIMITS.length)]!;
+    if (kind !== undefined) return KINDS_OF_REQUEST.find(([k]) => k === kind)![2](r, limit);
+    let roll = r();
+    for (const [, share, path] of KINDS_OF_REQUEST) {
+      roll -= share;
+      if (roll < 0) return path(r, limit);
+    }
+    return KINDS_OF_REQUEST[0]![2](r, limit);
+  };
+}
+
+async function keptSqlite(): Promise<ScratchDatabase> {
+  const dir = join(tmpdir(), 'keyhole-bench-mix');
+  await mkdir(dir, { recursive: true });
+  return {
+    location: { engine: 'sqlite', path: join(dir, 'keyhole.db'), isDefault: false },
+    drop: async () => undefined,
+  };
+}
+
+async function keptPostgres(): Promise<ScratchDatabase> {
+  const name = 'keyhole_bench_mix';
+  const client = new pg.Client({ connectionString: `${SCRATCH_PG_SERVER}/postgres` });
+  await client.connect();
+  try {
+    const exists = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  return {
+    location: { engine: 'postgres', url: `${SCRATCH_PG_SERVER}/${name}` },
+    drop: async () => undefined,
+  };
+}
+
+/** Seeds the store unless a kept one already holds the bench team's scans; returns an API key. */
+async function prepare(location: StoreLocation): Promise<{ key: string; note: string }> {
+  const store = await openStore(location);
+  try {
+    const team = await store.teams.ensure('bench');
+    const key = (await store.keys.create({ teamId: team.id, name: 'bench' })).secret;
+    const existing = await store.scans.list(team.id, { offset: 0, limit: 1 });
+    if (existing.length > 0) {
+      const filled = await fillServedEvents(store);
+      return {
+        key,
+        note: `kept from an earlier run (served events written for ${filled.toLocaleString('en-US')} results)`,
+      };
+    }
+    const seeded = await seed(store, team.id, SIZE, scanName);
+    return {
+      key,
+      note: `seeded ${seeded.rows.toLocaleString('en-US')} rows in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rows / seeded.seconds).toLocaleString('en-US')} rows/s)`,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+function row(label: string, cache: boolean, result: Load, bare: Load, hitRate: string): (string | number)[] {
+  return [
+    label,
+    cache ? 'on' : 'off',
+    result.rate,
+    (result.rate / bare.rate).toFixed(3),
+    result.p50,
+    result.p99,
+    hitRate,
+    (result.bytes / 1024).toFixed(1),
+    result.failures,
+  ];
+}
+
+async function engine(
+  report: Report,
+  name: string,
+  create: () => Promise<ScratchDatabase>,
+  bare: Load,
+): Promise<void> {
+  const database = await create();
+  try {
+    const { key, note } = await prepare(database.location);
+    const headers = { 'x-api-key': key };
+    const rows: (string | number)[][] = [];
+    for (const cache of [true, false]) {
+      const server = await startServer({ kind: 'api', location: database.location, cache });
+      try {
+        const kinds: (Kind | undefined)[] = cache
+          ? [undefined]
+          : [undefined, ...KINDS_OF_REQUEST.map(([k]) => k)];
+        for (const kind of kinds) {
+          const result = await load(server.url, {
+            connections: CONNECTIONS,
+            seconds: SECONDS,
+            headers,
+            nextPath: paths(kind),
+          });
+          const hits = await server.hits();
+          const hitRate = cache ? `${((100 * hits.hits) / Math.max(1, hits.served)).toFixed(1)} %` : '–';
+          rows.push(row(kind ?? 'mix', cache, result, bare, hitRate));
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+    report.note(
+      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}.`,
+    );
+    report.table(
+      [
+        'requests',
+        'page cache',
+        'requests/s',
+        'ratio to bare',
+        'p50 ms',
+        'p99 ms',
+        'cache hits',
+        'KB per response',
+        'errors',
+      ],
+      rows,
+    );
+  } finally {
+    if (!KEEP) await database.drop();
+  }
+}
+
+export const suite: BenchSuite = async (report) => {
+  report.heading('Store and API: a mix of distinct queries');
+  report.note(
+    `Each engine is filled, then served by \`keyhole serve\`'s API in a worker thread and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 30 % \`/v1/retest\` pages at random offsets over all results, 25 % \`/v1/scans\` pages at random offsets over all scans, 20 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 15 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages; limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
+  );
+  const bareServer = await startServer({ kind: 'bare' });
+  const bare = await load(`${bareServer.url}/bare`, { connections: CONNECTIONS, seconds: SECONDS });
+  await bareServer.stop();
+  report.note(
+    `Bare Fastify baseline: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms.`,
+  );
+  const only = process.env.KEYHOLE_BENCH_ENGINE;
+  if (only !== 'postgres') await engine(report, 'SQLite', KEEP ? keptSqlite : scratchSqlite, bare);
+  if (only !== 'sqlite') await engine(report, 'PostgreSQL', KEEP ? keptPostgres : scratchPostgres, bare);
+};

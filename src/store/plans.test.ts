@@ -1,0 +1,160 @@
+import { type Compilable, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKET_MS } from './buckets.js';
+import { newId } from './id.js';
+import type { ScanStatus } from './model.js';
+import { openStore, type Store } from './store.js';
+import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
+import { chunks } from './tx.js';
+
+const ROWS = 30_000;
+const DAYS = 60;
+const LIMIT = 100;
+const STATUSES: readonly ScanStatus[] = ['finished', 'failed', 'running', 'uploaded'];
+
+interface PlanNode {
+  'Node Type': string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows every scan node of the plan read, kept or filtered out, over all its loops. */
+function rowsRead(node: PlanNode): number {
+  const own = node['Node Type'].includes('Scan')
+    ? (node['Actual Rows'] +
+        (node['Rows Removed by Filter'] ?? 0) +
+        (node['Rows Removed by Index Recheck'] ?? 0)) *
+      node['Actual Loops']
+    : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
+}
+
+describe('listing plans on PostgreSQL', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let team = '';
+
+  beforeAll(async () => {
+    database = await postgresTestDatabase();
+    store = await openStore(database.location);
+    team = (await store.teams.ensure('plans')).id;
+    const db = store.connection.db;
+    const start = Date.UTC(2024, 0, 1);
+    const at = (i: number) => start + Math.floor((i * DAYS * BUCKET_MS) / ROWS);
+    for (const part of chunks(
+      Array.from({ length: ROWS }, (_, i) => i),
+      2000,
+    )) {
+      const values = part.map((i) => ({
+        id: newId(),
+        team_id: team,
+        name: `scan ${i}`,
+        name_folded: `scan ${i}`,
+        status: STATUSES[i % 4]!,
+        created_at: at(i),
+        updated_at: at(i),
+      }));
+      // The other columns have their defaults.
+      await db
+        .insertInto('scan')
+        .values(values as never)
+        .execute();
+    }
+    const scan = await store.scans.create({ teamId: team, name: 'retested' });
+    await store.scans.markRunning(scan.id);
+    const { finding } = await store.findings.add(scan.id, {
+      'template-id': 't',
+      info: { author: null, tags: null, severity: 'low' },
+      type: 'http',
+      'matched-at': 'https://a.test/',
+      timestamp: '2024-03-14T10:00:00Z',
+      'matcher-status': true,
+    });
+    for (const part of chunks(
+      Array.from({ length: ROWS }, (_, i) => i),
+      2000,
+    )) {
+      const values = part.map((i) => ({
+        id: newId(),
+        team_id: team,
+        finding_id: finding.id,
+        scan_id: scan.id,
+        target: 'a.test',
+        template_id: 't',
+        template_path: '',
+        template_url: '',
+        template_hash: null,
+        matcher_status: 1 as const,
+        result_type: 'matched',
+        vuln_status: 'open',
+        events: '[]',
+        served_events: '[]',
+        created_at: at(i),
+        updated_at: at(i),
+      }));
+      await db.insertInto('retest').values(values).execute();
+    }
+    for (const [buckets, rows] of [
+      ['scan_bucket', 'scan'],
+      ['retest_bucket', 'retest'],
+    ] as const) {
+      await sql`delete from ${sql.table(buckets)} where team_id = ${team}`.execute(db);
+      await sql`insert into ${sql.table(buckets)} (team_id, bucket, n)
+        select team_id, (created_at / 86400000) * 86400000, count(*) from ${sql.table(rows)}
+        where team_id = ${team} group by team_id, (created_at / 86400000) * 86400000`.execute(db);
+    }
+    await sql`analyze`.execute(db);
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  async function read(query: Compilable | undefined): Promise<number> {
+    if (query === undefined) return 0;
+    const { sql: text, parameters } = query.compile();
+    const result = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>`explain (analyze, format json) ${sql.raw(
+      text.replace(/\$(\d+)/g, (_, n) => `'${String(parameters[Number(n) - 1]).replaceAll("'", "''")}'`),
+    )}`.execute(store.connection.db);
+    return rowsRead(result.rows[0]!['QUERY PLAN'][0].Plan);
+  }
+
+  // A day holds ROWS / DAYS = 500 rows: a page at any offset reads at most its own day and the next.
+  const BOUND = LIMIT + 2 * (ROWS / DAYS);
+
+  it.each([
+    ['/v1/scans', [], ROWS],
+    ['/v1/scans?status=failed', ['failed'], ROWS / 4],
+    ['/v1/scans?status=finished,running', ['finished', 'running'], ROWS / 2],
+  ] as const)(
+    'reads about a page of rows for %s at any offset, not the rows it skips',
+    async (_, statuses, total) => {
+      for (const offset of [0, 2_000, Math.floor(total / 2), total - LIMIT]) {
+        const ids = await store.scans.pageIds(team, { offset, limit: LIMIT, statuses });
+        expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(BOUND);
+      }
+    },
+  );
+
+  it('reads about a page of rows for /v1/retest at any offset, not the rows it skips', async () => {
+    for (const offset of [0, 2_000, ROWS / 2, ROWS - LIMIT]) {
+      const ids = await store.retests.pageIds(team, { offset, limit: LIMIT });
+      expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(BOUND);
+    }
+  });
+
+  it('counts what a plain OFFSET would read, so the bound above means something', async () => {
+    const plain = store.connection.db
+      .selectFrom('retest')
+      .select('id')
+      .where('team_id', '=', team)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(LIMIT)
+      .offset(ROWS / 2);
+    expect(await read(plain)).toBeGreaterThan(ROWS / 2);
+  });
+});

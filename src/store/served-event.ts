@@ -1,0 +1,80 @@
+import type { ResultEvent } from '../event/index.js';
+
+type Loose = Record<string, unknown>;
+
+/**
+ * A result event as the API serves it: every field of docs/store-and-api.md#event-records present
+ * with its type (nuclei omits empty ones and writes absent lists as null; the API gives "", [], 0
+ * and false), and the other keys nuclei writes kept as they are.
+ */
+export function servedEvent(event: ResultEvent): Loose {
+  const e = event as unknown as Loose;
+  const info = (isObject(e.info) ? e.info : {}) as Loose;
+  const c = (isObject(info.classification) ? info.classification : {}) as Loose;
+  return {
+    ...e,
+    'curl-command': str(e['curl-command']),
+    'extracted-results': strs(e['extracted-results']),
+    'extractor-name': str(e['extractor-name']),
+    host: str(e.host),
+    info: {
+      ...info,
+      classification: {
+        ...c,
+        cpe: str(c.cpe),
+        'cve-id': strs(c['cve-id']),
+        'cvss-metrics': str(c['cvss-metrics']),
+        'cvss-score': num(c['cvss-score']),
+        'cwe-id': strs(c['cwe-id']),
+        'epss-percentile': num(c['epss-percentile']),
+        'epss-score': num(c['epss-score']),
+      },
+      metadata: isObject(info.metadata) ? info.metadata : {},
+      author: strs(info.author),
+      description: str(info.description),
+      impact: str(info.impact),
+      name: str(info.name),
+      tags: strs(info.tags),
+      reference: strs(info.reference),
+      remediation: str(info.remediation),
+      severity: str(info.severity) || 'unknown',
+    },
+    ip: str(e.ip),
+    'matched-at': str(e['matched-at']),
+    'matched-line': Array.isArray(e['matched-line']) ? e['matched-line'].filter(Number.isInteger) : [],
+    'matcher-name': str(e['matcher-name']),
+    'matcher-status': e['matcher-status'] === true,
+    path: str(e.path),
+    request: str(e.request),
+    response: str(e.response),
+    'template-id': str(e['template-id']),
+    'template-path': str(e['template-path']),
+    timestamp: str(e.timestamp),
+    type: str(e.type),
+  };
+}
+
+/**
+ * The events of a retest as the JSON array the API serves, written once when the retest is
+ * recorded: a page of results is then spliced together instead of parsing and re-serialising
+ * every event (a result's events never change).
+ */
+export function servedEventsJson(events: readonly ResultEvent[]): string {
+  return JSON.stringify(events.map(servedEvent));
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function strs(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function isObject(value: unknown): value is Loose {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,106 @@
+import { Migrator, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from './id.js';
+import { migrations } from './migrations.js';
+import { servedEvent } from './served-event.js';
+import { openStore, type Store } from './store.js';
+import { ENGINES, type TestDatabase } from './testing/databases.js';
+
+const BEFORE = '0005_scan_authentication';
+
+describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ create }) => {
+  let database: TestDatabase;
+  let store: Store;
+  let team = '';
+  const old = { scans: [] as string[], retest: '' };
+
+  beforeAll(async () => {
+    database = await create();
+    store = await openStore(database.location, { migrate: false });
+    const migrator = new Migrator({
+      db: store.connection.db,
+      provider: { getMigrations: async () => ({ ...migrations }) },
+    });
+    const { error } = await migrator.migrateTo(BEFORE);
+    expect(error).toBeUndefined();
+    const db = store.connection.db;
+    team = newId();
+    await db.insertInto('team').values({ id: team, name: 'old', created_at: 0 }).execute();
+    const start = Date.UTC(2024, 0, 1);
+    for (let i = 0; i < 40; i++) {
+      const id = newId();
+      old.scans.push(id);
+      const at = start + i * 6 * 3_600_000;
+      const name = `Legacy Scan ${i} Über`;
+      const values = {
+        id,
+        team_id: team,
+        name,
+        name_folded: name.toLowerCase(),
+        status: ['finished', 'failed'][i % 2]!,
+        created_at: at,
+        updated_at: at,
+      };
+      // The other columns have their defaults.
+      await db
+        .insertInto('scan')
+        .values(values as never)
+        .execute();
+    }
+    const finding = newId();
+    await sql`insert into finding (id, team_id, scan_id, vuln_hash, vuln_status, severity, template_id, template_path,
+      template_url, target, event, created_at, updated_at)
+      values (${finding}, ${team}, ${old.scans[0]}, 'h', 'open', 'low', 't', '', '', 'a.test', '{}', 1, 1)`.execute(
+      db,
+    );
+    old.retest = newId();
+    await sql`insert into retest (id, team_id, finding_id, scan_id, target, template_id, template_path, template_url,
+      matcher_status, result_type, vuln_status, events, created_at, updated_at)
+      values (${old.retest}, ${team}, ${finding}, ${old.scans[0]}, 'a.test', 't', '', '', 1, 'matched', 'open',
+      ${JSON.stringify([{ 'template-id': 't', 'matcher-status': true }])}, 2, 2)`.execute(db);
+    expect(await store.migrate()).toEqual([
+      '0006_served_events',
+      '0007_scan_listing_indexes',
+      '0008_scan_status_buckets',
+      '0009_scan_name_search',
+    ]);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('applies nothing the second time', async () => {
+    expect(await store.migrate()).toEqual([]);
+  });
+
+  it('counts the scans it already held per status and day', async () => {
+    const counted = await store.connection.db
+      .selectFrom('scan_status_bucket')
+      .select(({ fn }) => ['status', fn.sum<number>('n').as('n')])
+      .where('team_id', '=', team)
+      .groupBy('status')
+      .orderBy('status')
+      .execute();
+    expect(counted.map((r) => [r.status, Number(r.n)])).toEqual([
+      ['failed', 20],
+      ['finished', 20],
+    ]);
+  });
+
+  it('finds the scans it already held by a word of their names', async () => {
+    const found = await store.scans.list(team, { offset: 0, limit: 100, search: 'scan 3' });
+    expect(found.map((s) => s.name).sort()).toEqual(
+      ['Legacy Scan 3 Über', ...Array.from({ length: 10 }, (_, i) => `Legacy Scan 3${i} Über`)].sort(),
+    );
+    expect(await store.scans.list(team, { offset: 0, limit: 100, search: 'ÜBER' })).toHaveLength(40);
+  });
+
+  it('serves the retest results it already held from their raw events', async () => {
+    const [served] = await store.retests.served(team, { offset: 0, limit: 1 });
+    expect(served?.id).toBe(old.retest);
+    expect(JSON.parse(served!.eventsJson)).toEqual([
+      servedEvent({ 'template-id': 't', 'matcher-status': true } as never),
+    ]);
+  });
+});
