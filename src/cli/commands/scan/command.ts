@@ -10,7 +10,7 @@ import {
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
--jsonl, -var, -timeout, -retries.
+-jsonl, -var, -timeout, -retries, -me, -se, -je.
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
@@ -28,6 +28,10 @@ Secret values are shown as [REDACTED] everywhere unless --no-redact is given.
 Output: findings on stdout as "[template-id] [http] [severity] url [extracted]",
 or JSONL with -j; -o FILE writes them to a file as well (JSONL with -j). Notices,
 errors, the progress bar (on a terminal) and the summary go to stderr.
+
+Exports, redacted like all output: -me DIR (index.md and one markdown file per
+finding, as nuclei writes them), -se FILE (SARIF 2.1.0), -je FILE (one JSON
+array of result events). The same from the store: keyhole findings export.
 
 Rescan: --rescan SCAN_ID runs the targets and templates of a stored scan again
 as a new scan (is_rescan, counted in the original's rescan_count), each
@@ -74,6 +78,12 @@ function defineScan(program: Command) {
     .addOption(jsonlOption('findings as JSONL (nuclei result events)'))
     .addOption(silentOption('print findings only (and the errors that mean the scan is not what was asked)'))
     .option('--ms, --matcher-status', 'also print template runs that matched nothing')
+    .option(
+      '--me, --markdown-export <dir>',
+      'write findings to a folder as markdown: index.md and a file each',
+    )
+    .option('--se, --sarif-export <file>', 'write findings to a SARIF 2.1.0 file')
+    .option('--je, --json-export <file>', 'write findings to a file as one JSON array')
     .addOption(noRedactOption('show secret values in output instead of [REDACTED]'))
     .option('--name <name>', 'name of the scan in the store (default: its first target)')
     .option('--no-store', 'do not record the scan in the store')

@@ -1,5 +1,6 @@
 /** The flags of `keyhole scan`, read into checked values; every mistake is a `UserError` naming its flag. */
 import { UserError } from '../../exit.js';
+import type { ExportPaths } from '../../shared/exports.js';
 import { numberFlag, type RunConfig, runConfig } from '../../shared/request-config.js';
 import { DEFAULT_CHUNK_SIZE, type ScanFlags } from './command.js';
 
@@ -10,6 +11,8 @@ export interface ScanConfig extends RunConfig {
   readonly assets: readonly string[];
   readonly templates: readonly string[];
   readonly output: string | undefined;
+  /** `-me`, `-se`, `-je`. */
+  readonly exports: ExportPaths;
   readonly matcherStatus: boolean;
   readonly name: string | undefined;
   readonly store: boolean;
@@ -30,6 +33,7 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
     assets: flags.asset ?? [],
     templates: flags.templates ?? [],
     output: flags.output,
+    exports: { markdown: flags.markdownExport, sarif: flags.sarifExport, json: flags.jsonExport },
     matcherStatus: flags.matcherStatus === true,
     name: flags.name,
     store: flags.store !== false,
@@ -87,6 +91,9 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
     flags.output !== undefined ? '-o' : undefined,
     flags.jsonl === true ? '-j' : undefined,
     flags.matcherStatus === true ? '-ms' : undefined,
+    flags.markdownExport !== undefined ? '-me' : undefined,
+    flags.sarifExport !== undefined ? '-se' : undefined,
+    flags.jsonExport !== undefined ? '-je' : undefined,
   ].filter((flag) => flag !== undefined);
   if (outputFlags.length > 0) {
     throw new UserError(

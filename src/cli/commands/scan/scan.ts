@@ -14,6 +14,7 @@ import type { Store } from '../../../store/index.js';
 import type { ParsedTemplate } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { ScanExports } from '../../shared/exports.js';
 import { givenTeam } from '../../shared/options.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { plannedSecretEntries, readSecrets, withCommandSession } from '../../shared/session.js';
@@ -103,6 +104,8 @@ async function scanWith(
     );
   }
   output.openFile();
+  const exports = new ScanExports(config.exports, io.cwd);
+  exports.open();
   const stats = new ScanStats(plannedRuns(plan));
   try {
     return await withCommandSession(
@@ -120,7 +123,10 @@ async function scanWith(
             run: session.runOptions(config.matcherStatus),
             stats,
             listener: {
-              onEvent: (event) => output.event(event),
+              onEvent: (event) => {
+                output.event(event);
+                exports.event(event);
+              },
               onProblem: (problem) => output.problem(problem),
             },
             resolveTarget: (target, signal) => session.resolveTarget(target, signal),
@@ -136,7 +142,8 @@ async function scanWith(
             },
           }),
         );
-        const failure = outcome.failure ?? output.close();
+        const written = [output.close(), exports.close()].find((problem) => problem !== undefined);
+        const failure = outcome.failure ?? written;
         const redact = session.redact;
         if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
         const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
@@ -150,6 +157,7 @@ async function scanWith(
     );
   } finally {
     output.close();
+    exports.close();
   }
 }
 
