@@ -1,15 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { sarifExport, sarifLog } from './sarif.js';
 import { finding } from './testing/finding.js';
+import { validSarif } from './testing/sarif-schema.js';
 
-const schema = JSON.parse(readFileSync(new URL('./schema/sarif-schema-2.1.0.json', import.meta.url), 'utf8'));
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-// ajv-formats is CommonJS: its plugin is the module's `default`, under both loaders.
-formats.default(ajv);
-const validSarif = ajv.compile(schema);
 const TOOL = { name: 'keyhole', version: '0.1.0' };
 
 describe('the SARIF export', () => {

@@ -35,7 +35,10 @@ export interface ExportPaths {
 export class MarkdownFolder {
   private count = 0;
 
-  private constructor(private readonly dir: string) {}
+  private constructor(
+    private readonly dir: string,
+    private readonly flag: string,
+  ) {}
 
   /** Makes the folder and writes the index's header; `flag` names what is wrong when it cannot. */
   static open(dir: string, flag: string): MarkdownFolder {
@@ -43,14 +46,16 @@ export class MarkdownFolder {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, MARKDOWN_INDEX), markdownIndexHeader());
     });
-    return new MarkdownFolder(dir);
+    return new MarkdownFolder(dir, flag);
   }
 
   add(event: ResultEvent): void {
     this.count += 1;
     const name = markdownFileName(event, this.count);
-    writeFileSync(join(this.dir, name), markdownFinding(event, TOOL));
-    appendFileSync(join(this.dir, MARKDOWN_INDEX), markdownIndexRow(event, name));
+    attempt(this.flag, join(this.dir, name), () => {
+      writeFileSync(join(this.dir, name), markdownFinding(event, TOOL));
+      appendFileSync(join(this.dir, MARKDOWN_INDEX), markdownIndexRow(event, name));
+    });
   }
 }
 
@@ -88,7 +93,7 @@ export class ScanExports {
     try {
       this.markdown?.add(event);
     } catch (error) {
-      this.failure ??= `-me: writing a finding's file failed (${messageOf(error)}); later findings are not in it`;
+      this.failure ??= `${messageOf(error)}; later findings are not in the markdown export`;
       this.markdown = undefined;
     }
   }
