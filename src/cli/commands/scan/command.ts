@@ -10,7 +10,7 @@ import {
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
--jsonl, -var, -timeout, -retries, -me, -se, -je.
+-jsonl, -var, -timeout, -retries, -stats, -si, -sj, -me, -se, -je.
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
@@ -32,6 +32,10 @@ errors, the progress bar (on a terminal) and the summary go to stderr.
 Exports, redacted like all output: -me DIR (index.md and one markdown file per
 finding, as nuclei writes them), -se FILE (SARIF 2.1.0), -je FILE (one JSON
 array of result events). The same from the store: keyhole findings export.
+
+Progress for logs and CI: -stats prints nuclei's progress line on stderr every
+-si seconds (default 5) and when the scan ends; -sj (or -stats with -j) prints
+nuclei's JSON object instead.
 
 Rescan: --rescan SCAN_ID runs the targets and templates of a stored scan again
 as a new scan (is_rescan, counted in the original's rescan_count), each
@@ -59,6 +63,9 @@ Examples:
   $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
 `;
 
+/** Seconds between `-stats` lines, as nuclei's default. */
+export const DEFAULT_STATS_INTERVAL = 5;
+
 /** Targets per chunk of a queued scan (`--chunk-size`). */
 export const DEFAULT_CHUNK_SIZE = 200;
 
@@ -78,6 +85,12 @@ function defineScan(program: Command) {
     .addOption(jsonlOption('findings as JSONL (nuclei result events)'))
     .addOption(silentOption('print findings only (and the errors that mean the scan is not what was asked)'))
     .option('--ms, --matcher-status', 'also print template runs that matched nothing')
+    .option('--stats', 'print progress lines on stderr every -si seconds (instead of the progress bar)')
+    .option(
+      '--si, --stats-interval <seconds>',
+      `seconds between -stats lines (default ${DEFAULT_STATS_INTERVAL})`,
+    )
+    .option('--sj, --stats-json', 'progress lines as JSON objects (implies -stats)')
     .option(
       '--me, --markdown-export <dir>',
       'write findings to a folder as markdown: index.md and a file each',

@@ -2,7 +2,7 @@
 import { UserError } from '../../exit.js';
 import type { ExportPaths } from '../../shared/exports.js';
 import { numberFlag, type RunConfig, runConfig } from '../../shared/request-config.js';
-import { DEFAULT_CHUNK_SIZE, type ScanFlags } from './command.js';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_STATS_INTERVAL, type ScanFlags } from './command.js';
 
 export interface ScanConfig extends RunConfig {
   /** `-u` values, as given. */
@@ -11,6 +11,8 @@ export interface ScanConfig extends RunConfig {
   readonly assets: readonly string[];
   readonly templates: readonly string[];
   readonly output: string | undefined;
+  /** `-stats`, `-si`, `-sj`: progress lines every `intervalSeconds`, as text or JSON. */
+  readonly stats: { readonly json: boolean; readonly intervalSeconds: number } | undefined;
   /** `-me`, `-se`, `-je`. */
   readonly exports: ExportPaths;
   readonly matcherStatus: boolean;
@@ -33,6 +35,7 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
     assets: flags.asset ?? [],
     templates: flags.templates ?? [],
     output: flags.output,
+    stats: statsConfig(flags),
     exports: { markdown: flags.markdownExport, sarif: flags.sarifExport, json: flags.jsonExport },
     matcherStatus: flags.matcherStatus === true,
     name: flags.name,
@@ -43,6 +46,23 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
   if (config.rescan !== undefined) checkRescan(config);
   if (!config.store) checkNoStore(flags);
   return config;
+}
+
+/** nuclei's rules: `-sj` implies `-stats`, and `-stats` with `-j` prints JSON. */
+function statsConfig(flags: GivenFlags): ScanConfig['stats'] {
+  if (flags.stats !== true && flags.statsJson !== true) {
+    if (flags.statsInterval !== undefined)
+      throw new UserError('-si sets the interval of -stats: give -stats too');
+    return undefined;
+  }
+  return {
+    json: flags.statsJson === true || flags.jsonl === true,
+    intervalSeconds: numberFlag(flags.statsInterval, '-si', DEFAULT_STATS_INTERVAL, {
+      min: 1,
+      max: 86_400,
+      integer: true,
+    }),
+  };
 }
 
 /**
@@ -91,6 +111,8 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
     flags.output !== undefined ? '-o' : undefined,
     flags.jsonl === true ? '-j' : undefined,
     flags.matcherStatus === true ? '-ms' : undefined,
+    flags.stats === true ? '-stats' : undefined,
+    flags.statsJson === true ? '-sj' : undefined,
     flags.markdownExport !== undefined ? '-me' : undefined,
     flags.sarifExport !== undefined ? '-se' : undefined,
     flags.jsonExport !== undefined ? '-je' : undefined,

@@ -1,5 +1,6 @@
 /** `keyhole scan`: runs the scan here, or queues it for workers (`--queue`). */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { formatStatsJson, formatStatsLine } from '../../../output/index.js';
 import {
   executeScan,
   noRecorder,
@@ -117,7 +118,7 @@ async function scanWith(
         const recorder: ScanRecorder =
           stored === undefined || !config.store ? noRecorder : new StoreRecorder(stored.store, stored.teamId);
         const templateList = await templateRefs(templates, recorder !== noRecorder, texts);
-        const outcome = await withProgress(output, stats, () =>
+        const outcome = await withProgress(output, stats, statsLines(config, io, stats, plan), () =>
           executeScan(plan, {
             concurrency: config.concurrency,
             run: session.runOptions(config.matcherStatus),
@@ -161,8 +162,17 @@ async function scanWith(
   }
 }
 
-/** Runs `work` with the progress bar (on a terminal) following the stats. */
-async function withProgress<T>(output: ScanOutput, stats: ScanStats, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with its progress shown: `-stats` lines every `-si` seconds and once at the end, or
+ * else the progress bar (on a terminal) following the stats.
+ */
+async function withProgress<T>(
+  output: ScanOutput,
+  stats: ScanStats,
+  statsLines: StatsLines | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (statsLines !== undefined) return withStatsLines(statsLines, work);
   const figures = () => ({
     done: stats.runsDone,
     total: stats.runsTotal,
@@ -179,6 +189,47 @@ async function withProgress<T>(output: ScanOutput, stats: ScanStats, work: () =>
     clearInterval(ticker);
     output.stopProgress();
   }
+}
+
+interface StatsLines {
+  readonly intervalSeconds: number;
+  readonly print: () => void;
+}
+
+async function withStatsLines<T>(lines: StatsLines, work: () => Promise<T>): Promise<T> {
+  const ticker = setInterval(lines.print, lines.intervalSeconds * 1000);
+  ticker.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(ticker);
+    lines.print();
+  }
+}
+
+/** `-stats`: nuclei's line (or with `-sj` its JSON object) of the scan's figures, on stderr. */
+function statsLines(config: ScanConfig, io: CliIo, stats: ScanStats, plan: ScanPlan): StatsLines | undefined {
+  if (config.stats === undefined) return undefined;
+  const startedAt = new Date();
+  const totalRequests = plan.templates.reduce(
+    (sum, t) => sum + t.requestCount * (t.selfContained ? 1 : plan.targets.length),
+    0,
+  );
+  const format = config.stats.json ? formatStatsJson : formatStatsLine;
+  const print = () =>
+    io.stderr.write(
+      format({
+        startedAt,
+        elapsedMs: stats.elapsedMs,
+        templates: plan.templates.length,
+        hosts: plan.targets.length,
+        requests: stats.requests,
+        totalRequests,
+        matched: stats.findingCount,
+        errors: stats.errors,
+      }),
+    );
+  return { intervalSeconds: config.stats.intervalSeconds, print };
 }
 
 /**
