@@ -20,6 +20,7 @@ export {
 } from './model.js';
 export { isTriagedByHand } from './retests.js';
 export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './scan-auth.js';
+export type { RunKey } from './scan-runs.js';
 export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
 export { openStore, Store } from './store.js';
 export { formatGoDuration, formatTimestamp } from './time.js';

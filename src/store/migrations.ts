@@ -10,6 +10,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0003_scan_chunks': { up: scanChunks },
   '0004_change_notifications': { up: changeNotifications },
   '0005_scan_authentication': { up: scanAuthentication },
+  '0006_scan_runs_done': { up: scanRunsDone },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -298,5 +299,21 @@ async function scanAuthentication(db: Kysely<any>): Promise<void> {
     .addColumn('login_failures', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('relogins', 'integer', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('scan_auth_pk', ['scan_id', 'fingerprint'])
+    .execute();
+}
+
+/**
+ * The template runs of a scan that finished, so that `-resume` runs only the others: the template
+ * by its id (unique in a scan) and the target by its position in `scan_target` (-1 for a
+ * self-contained template's one run).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanRunsDone(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('scan_run_done')
+    .addColumn('scan_id', 'text', (c) => c.notNull().references('scan.id'))
+    .addColumn('template_id', 'text', (c) => c.notNull())
+    .addColumn('target', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('scan_run_done_pk', ['scan_id', 'template_id', 'target'])
     .execute();
 }
