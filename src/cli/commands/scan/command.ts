@@ -10,7 +10,7 @@ import {
 
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
--jsonl, -var, -timeout, -retries, -stats, -si, -sj, -me, -se, -je.
+-jsonl, -var, -timeout, -retries, -resume, -stats, -si, -sj, -me, -se, -je.
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
@@ -42,6 +42,11 @@ as a new scan (is_rescan, counted in the original's rescan_count), each
 template as the store kept its text; -sf, -H, -var, -c, -rl and the output
 flags apply as usual, -u/-l/--asset/-t are not taken.
 
+Resume: -resume SCAN_ID goes on with a stored scan that was stopped (Ctrl-C
+prints the command) or failed, in the same scan: template runs that finished
+are not made again and findings are not recorded twice. Its targets and
+templates come from the store; give -sf, -H and -var again.
+
 Queue: --queue checks the templates, targets and secret files (when given), records
 the scan "queued" in the PostgreSQL store (--db postgres://…) in chunks of
 --chunk-size targets, prints its id and exits; any number of "keyhole worker"
@@ -60,6 +65,7 @@ Examples:
   $ keyhole scan -u app.example.com -t login-checks/ -sf secrets.yaml -ps -rl 20 -c 10
   $ keyhole scan -u https://app.example.com -t detect.yaml -H "X-Scan: keyhole" -var user=admin -ms
   $ keyhole scan --rescan cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
+  $ keyhole scan -resume cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
   $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
 `;
 
@@ -101,6 +107,10 @@ function defineScan(program: Command) {
     .option('--name <name>', 'name of the scan in the store (default: its first target)')
     .option('--no-store', 'do not record the scan in the store')
     .option('--rescan <scan-id>', "run a stored scan's targets and templates again, as a new scan")
+    .option(
+      '--resume <scan-id>',
+      'go on with a stopped or failed stored scan: only the runs it did not finish',
+    )
     .option('--queue', 'queue the scan for keyhole worker processes (PostgreSQL store); prints its id')
     .option(
       '--chunk-size <n>',

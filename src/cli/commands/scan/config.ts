@@ -20,6 +20,8 @@ export interface ScanConfig extends RunConfig {
   readonly store: boolean;
   /** `--rescan SCAN_ID`: the targets and templates come from that stored scan. */
   readonly rescan: string | undefined;
+  /** `-resume SCAN_ID`: that stored scan goes on where it stopped. */
+  readonly resume: string | undefined;
   /** `--queue`: the scan is queued for workers, in chunks of this many targets. */
   readonly queue: { readonly chunkSize: number } | undefined;
 }
@@ -41,9 +43,11 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
     name: flags.name,
     store: flags.store !== false,
     rescan: flags.rescan,
+    resume: flags.resume,
     queue: queueConfig(flags),
   };
   if (config.rescan !== undefined) checkRescan(config);
+  if (config.resume !== undefined) checkResume(config, flags);
   if (!config.store) checkNoStore(flags);
   return config;
 }
@@ -147,4 +151,23 @@ function checkRescan(config: ScanConfig): void {
     );
   }
   if (!config.store) throw new UserError('--rescan records a new scan in the store; leave out --no-store');
+}
+
+/** A resumed scan goes on as it was recorded: what would change it, or record elsewhere, is refused. */
+function checkResume(config: ScanConfig, flags: GivenFlags): void {
+  const given = [
+    config.targets.length > 0 ? '-u' : undefined,
+    config.list === undefined ? undefined : '-l',
+    config.assets.length > 0 ? '--asset' : undefined,
+    config.templates.length > 0 ? '-t' : undefined,
+    config.rescan === undefined ? undefined : '--rescan',
+    config.name === undefined ? undefined : '--name',
+    flags.queue === true ? '--queue' : undefined,
+    config.store ? undefined : '--no-store',
+  ].filter((flag) => flag !== undefined);
+  if (given.length > 0) {
+    throw new UserError(
+      `-resume goes on with the stored scan, its targets and templates, in the store; leave out ${given.join(', ')}`,
+    );
+  }
 }

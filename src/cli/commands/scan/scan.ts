@@ -5,13 +5,14 @@ import {
   executeScan,
   noRecorder,
   plannedRuns,
+  runKey,
   type ScanPlan,
   type ScanRecorder,
   ScanStats,
   type ScanTemplateRef,
   StoreRecorder,
 } from '../../../scan/index.js';
-import type { Store } from '../../../store/index.js';
+import { DEFAULT_TEAM, type Store } from '../../../store/index.js';
 import type { ParsedTemplate } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
@@ -20,6 +21,7 @@ import { givenTeam } from '../../shared/options.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { plannedSecretEntries, readSecrets, withCommandSession } from '../../shared/session.js';
 import { existingTeam, requireQueueStore, withStore } from '../../shared/store.js';
+import { plural } from '../../shared/words.js';
 import type { ScanFlags } from './command.js';
 import { type ScanConfig, scanConfig } from './config.js';
 import { readGiven, type ScanInputs } from './inputs.js';
@@ -38,6 +40,7 @@ async function scan(config: ScanConfig, io: CliIo): Promise<number> {
   try {
     if (config.queue !== undefined) requireQueueStore(config.db, io, '--queue');
     if (config.rescan !== undefined) return await rescan(config, config.rescan, io, output);
+    if (config.resume !== undefined) return await resume(config, config.resume, io, output);
     // Everything that can be checked without the store is checked first: a usage error opens nothing.
     const given = await readGiven(config, io, output);
     if (!config.store && config.assets.length === 0)
@@ -63,9 +66,25 @@ async function rescan(config: ScanConfig, scanId: string, io: CliIo, output: Sca
   });
 }
 
+/** `-resume ID`: the stored scan goes on, less the template runs it finished. */
+async function resume(config: ScanConfig, scanId: string, io: CliIo, output: ScanOutput): Promise<number> {
+  const secrets = await readSecrets(config, io, output);
+  return withStore(io, config.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, config.team);
+    const inputs = await storedScanInputs(store, team.id, scanId, secrets, output, '-resume');
+    const done = new Set((await store.runs.done(scanId)).map(runKey));
+    output.info(
+      `resuming scan ${scanId}: ${plural(done.size, 'template run')} done before are not made again`,
+    );
+    return scanWith(config, io, output, inputs, { store, teamId: team.id, resume: { scanId, done } });
+  });
+}
+
 interface TeamStore {
   readonly store: Store;
   readonly teamId: string;
+  /** `-resume`: the scan that goes on, and its runs finished before. */
+  readonly resume?: { readonly scanId: string; readonly done: ReadonlySet<string> };
 }
 
 async function scanWith(
@@ -76,7 +95,7 @@ async function scanWith(
   stored: TeamStore | undefined,
 ): Promise<number> {
   const { templates, unsupported, secrets, targets, rescanOf, texts } = inputs;
-  const plan: ScanPlan = { templates, targets };
+  const plan: ScanPlan = { templates, targets, done: stored?.resume?.done };
   if (targets.length === 0 && templates.some((t) => !t.selfContained)) {
     throw new UserError(
       rescanOf === undefined
@@ -108,6 +127,7 @@ async function scanWith(
   const exports = new ScanExports(config.exports, io.cwd);
   exports.open();
   const stats = new ScanStats(plannedRuns(plan));
+  stats.runsDone = plan.done?.size ?? 0;
   try {
     return await withCommandSession(
       config,
@@ -116,7 +136,9 @@ async function scanWith(
       targets,
       async (session) => {
         const recorder: ScanRecorder =
-          stored === undefined || !config.store ? noRecorder : new StoreRecorder(stored.store, stored.teamId);
+          stored === undefined || !config.store
+            ? noRecorder
+            : new StoreRecorder(stored.store, stored.teamId, { resume: stored.resume?.scanId });
         const templateList = await templateRefs(templates, recorder !== noRecorder, texts);
         const outcome = await withProgress(output, stats, statsLines(config, io, stats, plan), () =>
           executeScan(plan, {
@@ -153,6 +175,12 @@ async function scanWith(
           summaryOf(outcome.outcome, stats, plan, unsupported, authentication),
           recorder.location,
         );
+        if (
+          outcome.outcome === 'interrupted' &&
+          recorder instanceof StoreRecorder &&
+          recorder.id !== undefined
+        )
+          output.resumeHint(resumeCommand(recorder.id, config, secrets !== undefined));
         return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;
       },
     );
@@ -248,6 +276,28 @@ async function templateRefs(
       ...(withContent ? { content: texts?.get(t) ?? (await templateText(t.file)) } : {}),
     })),
   );
+}
+
+/**
+ * The command that goes on with the scan: its id, the store and team when not the defaults, and the
+ * secret files (paths, never values); -H and -var are named, not repeated, as they may hold secrets.
+ */
+function resumeCommand(scanId: string, config: ScanConfig, withSecrets: boolean): string {
+  const words = ['keyhole', 'scan', '-resume', scanId];
+  if (config.db !== undefined) words.push('--db', shellWord(config.db));
+  if (config.team !== DEFAULT_TEAM) words.push('--team', shellWord(config.team));
+  if (withSecrets) for (const file of config.secretFiles) words.push('-sf', shellWord(file));
+  const again = [
+    config.headers.length > 0 ? '-H' : undefined,
+    Object.keys(config.variables).length > 0 ? '-var' : undefined,
+  ]
+    .filter((flag) => flag !== undefined)
+    .join(' and ');
+  return again === '' ? words.join(' ') : `${words.join(' ')} (with your ${again} again)`;
+}
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function defaultName(targets: readonly string[]): string {
