@@ -24,7 +24,7 @@ export async function storedScanInputs(
 ): Promise<ScanInputs> {
   const original = await store.scans.get(scanId, teamId);
   if (original === undefined) {
-    throw new UserError(`${flag} ${scanId}: no scan has that id (keyhole scans list shows them)`);
+    throw new UserError(`${flag} ${scanId}: no scan has that id (GET /v1/scans lists them)`);
   }
   if (flag === '-resume') checkResumable(original);
   const read = await storedTemplates(store, original, output, flag);
