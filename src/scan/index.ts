@@ -6,6 +6,7 @@
 export { type AuthFigures, figuresSince, storedFigures } from './auth-ledger.js';
 export { noRecorder, type ScanRecorder, type ScanTemplateRef } from './recorder.js';
 export {
+  doneRuns,
   plannedRuns,
   runKey,
   runScan,

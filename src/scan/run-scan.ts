@@ -30,6 +30,24 @@ export interface ScanRun {
   readonly target: number;
 }
 
+/**
+ * The runs of the plan that `done` holds: a run recorded for a template the plan no longer has (one
+ * skipped as unsupported since) does not count.
+ */
+export function doneRuns(plan: ScanPlan): number {
+  if (plan.done === undefined || plan.done.size === 0) return 0;
+  const selfContained = new Map(plan.templates.map((t) => [t.id, t.selfContained]));
+  let count = 0;
+  for (const key of plan.done) {
+    const separator = key.indexOf('\u0000');
+    const target = Number(key.slice(0, separator));
+    const once = selfContained.get(key.slice(separator + 1));
+    if (once === undefined) continue;
+    if (once ? target === -1 : target >= 0 && target < plan.targets.length) count++;
+  }
+  return count;
+}
+
 /** The key of a run in `ScanPlan.done`. */
 export function runKey(run: ScanRun): string {
   return `${run.target}\u0000${run.templateId}`;
@@ -103,7 +121,7 @@ export async function runScan(
       await runner.run(next.value);
     }
   };
-  const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan) - (plan.done?.size ?? 0)));
+  const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan) - doneRuns(plan)));
   await Promise.all(Array.from({ length: workers }, worker));
   return { aborted: signal?.aborted === true };
 }

@@ -2,6 +2,7 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { formatStatsJson, formatStatsLine } from '../../../output/index.js';
 import {
+  doneRuns,
   executeScan,
   noRecorder,
   plannedRuns,
@@ -127,7 +128,7 @@ async function scanWith(
   const exports = new ScanExports(config.exports, io.cwd);
   exports.open();
   const stats = new ScanStats(plannedRuns(plan));
-  stats.runsDone = plan.done?.size ?? 0;
+  stats.runsDone = doneRuns(plan);
   try {
     return await withCommandSession(
       config,
