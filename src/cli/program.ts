@@ -14,6 +14,7 @@ import { registerWorker } from './commands/worker/command.js';
 import { ExitCode, UserError } from './exit.js';
 import type { CliIo } from './io.js';
 import { messageOf } from './shared/errors.js';
+import { KEYHOLE_VERSION } from './shared/version.js';
 
 /**
  * What a command does, given its arguments and flags as commander read them, where to read and
@@ -58,7 +59,7 @@ export function buildProgram(
 ): Command {
   const program = new Command('keyhole')
     .description('Authenticated vulnerability scanner: nuclei-format templates, secret files, stored results')
-    .version('0.1.0', '-V, --version')
+    .version(KEYHOLE_VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),

@@ -6,10 +6,13 @@
 export { type AuthFigures, figuresSince, storedFigures } from './auth-ledger.js';
 export { noRecorder, type ScanRecorder, type ScanTemplateRef } from './recorder.js';
 export {
+  doneRuns,
   plannedRuns,
+  runKey,
   runScan,
   type ScanPlan,
   type ScanProblem,
+  type ScanRun,
   type TemplateRunOptions,
 } from './run-scan.js';
 export { authenticationFailure, executeScan } from './scan.js';

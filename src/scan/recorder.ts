@@ -1,5 +1,6 @@
 import type { ResultEvent } from '../event/index.js';
 import type { AuthFigures } from './auth-ledger.js';
+import type { ScanRun } from './run-scan.js';
 
 /** What a scan is, as it starts. */
 export interface ScanStart {
@@ -39,6 +40,8 @@ export interface ScanRecorder {
   progress(progress: ScanProgress): void;
   /** A matched result (`matcher-status: true`), redacted unless the user asked otherwise. */
   finding(event: ResultEvent): void;
+  /** A template run finished, after its findings were reported: `-resume` does not make it again. */
+  runDone(run: ScanRun): void;
   /** How authenticated the scan was (with secret files), told once before it ends. */
   authentication(figures: AuthFigures): void;
   finish(): Promise<void>;
@@ -52,6 +55,7 @@ export const noRecorder: ScanRecorder = {
   start: async () => {},
   progress: () => {},
   finding: () => {},
+  runDone: () => {},
   authentication: () => {},
   finish: async () => {},
   fail: async () => {},

@@ -17,6 +17,40 @@ export interface ScanPlan {
   readonly templates: readonly RunnableTemplate[];
   /** As given: URLs, or hosts without a scheme (resolved by `resolveTarget`). */
   readonly targets: readonly string[];
+  /** Runs finished before (`-resume`): they are not made again. */
+  readonly done?: ReadonlySet<string> | undefined;
+}
+
+/**
+ * A template run: the template's id and the target's position in the plan (-1 for a
+ * self-contained template's one run).
+ */
+export interface ScanRun {
+  readonly templateId: string;
+  readonly target: number;
+}
+
+/**
+ * The runs of the plan that `done` holds: a run recorded for a template the plan no longer has (one
+ * skipped as unsupported since) does not count.
+ */
+export function doneRuns(plan: ScanPlan): number {
+  if (plan.done === undefined || plan.done.size === 0) return 0;
+  const selfContained = new Map(plan.templates.map((t) => [t.id, t.selfContained]));
+  let count = 0;
+  for (const key of plan.done) {
+    const separator = key.indexOf('\u0000');
+    const target = Number(key.slice(0, separator));
+    const once = selfContained.get(key.slice(separator + 1));
+    if (once === undefined) continue;
+    if (once ? target === -1 : target >= 0 && target < plan.targets.length) count++;
+  }
+  return count;
+}
+
+/** The key of a run in `ScanPlan.done`. */
+export function runKey(run: ScanRun): string {
+  return `${run.target}\u0000${run.templateId}`;
 }
 
 /** The number of template runs a plan makes. */
@@ -49,8 +83,8 @@ export interface ScanListener {
   /** A result event (a finding, or with `-ms` a non-match), redacted. */
   onEvent?(event: ResultEvent): void;
   onProblem?(problem: ScanProblem): void;
-  /** A template run finished (the stats moved). */
-  onRunDone?(): void;
+  /** A template run finished (the stats moved); a run stopped by the signal is not done. */
+  onRunDone?(run: ScanRun): void;
 }
 
 /** What every template run gets, apart from what the scan wires itself (signal, callbacks). */
@@ -87,7 +121,7 @@ export async function runScan(
       await runner.run(next.value);
     }
   };
-  const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan)));
+  const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan) - doneRuns(plan)));
   await Promise.all(Array.from({ length: workers }, worker));
   return { aborted: signal?.aborted === true };
 }
@@ -96,6 +130,7 @@ interface Job {
   readonly template: RunnableTemplate;
   /** Undefined for a self-contained template's one run. */
   readonly target: PendingTarget | undefined;
+  readonly run: ScanRun;
 }
 
 /** A target as its jobs share it: resolved once, by the first job that needs it. */
@@ -107,14 +142,22 @@ interface PendingTarget {
   reported: boolean;
 }
 
+/** The jobs of the plan, in order, less the runs done before. */
 function* planJobs(plan: ScanPlan): Generator<Job> {
+  const done = plan.done ?? new Set<string>();
   const once = plan.templates.filter((t) => t.selfContained);
   const perTarget = plan.templates.filter((t) => !t.selfContained);
-  for (const template of once) yield { template, target: undefined };
+  for (const template of once) {
+    const run = { templateId: template.id, target: -1 };
+    if (!done.has(runKey(run))) yield { template, target: undefined, run };
+  }
   if (perTarget.length === 0) return;
-  for (const text of plan.targets) {
+  for (const [position, text] of plan.targets.entries()) {
     const target: PendingTarget = { text, resolution: undefined, settled: undefined, reported: false };
-    for (const template of perTarget) yield { template, target };
+    for (const template of perTarget) {
+      const run = { templateId: template.id, target: position };
+      if (!done.has(runKey(run))) yield { template, target, run };
+    }
   }
 }
 
@@ -147,7 +190,7 @@ class JobRunner {
       const resolved = known instanceof Promise ? await known : known;
       if (resolved === null) {
         stats.runsDone++;
-        listener.onRunDone?.();
+        listener.onRunDone?.(job.run);
         return;
       }
       url = resolved;
@@ -175,7 +218,7 @@ class JobRunner {
       this.job = undefined;
     }
     stats.runsDone++;
-    listener.onRunDone?.();
+    listener.onRunDone?.(job.run);
   }
 
   private onEvent(event: ResultEvent): void {

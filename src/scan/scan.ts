@@ -44,9 +44,10 @@ export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promi
           listener.onEvent?.(event);
         },
         onProblem: (problem) => listener.onProblem?.(problem),
-        onRunDone: () => {
+        onRunDone: (run) => {
+          recorder.runDone(run);
           recorder.progress({ runsDone: stats.runsDone, runsTotal: stats.runsTotal, percent: stats.percent });
-          listener.onRunDone?.();
+          listener.onRunDone?.(run);
         },
       },
     }));

@@ -72,4 +72,32 @@ describe.each(ENGINES)('StoreRecorder ($engine)', ({ create }) => {
       failureReason: 'stopped',
     });
   });
+
+  it('records finished runs in a few batched writes, and resumes the same scan', async () => {
+    const recorder = new StoreRecorder(store, teamId);
+    await recorder.start({ ...start, totalRuns: 500 });
+    const scanId = recorder.id ?? '';
+    const addDone = store.runs.addDone.bind(store.runs);
+    let writes = 0;
+    store.runs.addDone = (id, runs) => {
+      writes++;
+      return addDone(id, runs);
+    };
+    try {
+      for (let n = 0; n < 500; n++) recorder.runDone({ templateId: 'exposure', target: n });
+      await recorder.fail('stopped');
+    } finally {
+      store.runs.addDone = addDone;
+    }
+    expect(await store.runs.done(scanId)).toHaveLength(500);
+    expect(writes).toBeLessThanOrEqual(2);
+
+    const resumed = new StoreRecorder(store, teamId, { resume: scanId });
+    await resumed.start({ ...start, totalRuns: 500 });
+    expect(resumed.id).toBe(scanId);
+    expect((await store.scans.get(scanId))?.status).toBe('running');
+    resumed.finding(finding(1));
+    await resumed.finish();
+    expect(await store.scans.get(scanId)).toMatchObject({ status: 'finished', failureReason: '' });
+  });
 });

@@ -2,12 +2,15 @@ import type { ResultEvent } from '../event/index.js';
 import { describeLocation, type Store } from '../store/index.js';
 import { type AuthFigures, storedFigures } from './auth-ledger.js';
 import type { ScanProgress, ScanRecorder, ScanStart } from './recorder.js';
-import { FindingBatches, SerialWrites } from './writes.js';
+import type { ScanRun } from './run-scan.js';
+import { Batches, FindingBatches, SerialWrites } from './writes.js';
 
 export interface StoreRecorderOptions {
   /** Least time between two progress writes (default 1 s); the end state is always written. */
   readonly progressIntervalMs?: number;
   readonly now?: () => number;
+  /** `-resume`: this stored scan goes on (it must have failed), instead of a new one being created. */
+  readonly resume?: string | undefined;
 }
 
 /**
@@ -24,6 +27,10 @@ export class StoreRecorder implements ScanRecorder {
   private readonly findings = new FindingBatches(this.writes, (batch) =>
     this.store.findings.addMany(this.started(), batch).then((added) => added.inserted),
   );
+  private readonly runs = new Batches<ScanRun>(this.writes, async (batch) => {
+    await this.store.runs.addDone(this.started(), batch);
+    return batch.length;
+  });
   private progressQueued = false;
   private lastProgressAt = Number.NEGATIVE_INFINITY;
 
@@ -45,6 +52,11 @@ export class StoreRecorder implements ScanRecorder {
   }
 
   async start(scan: ScanStart): Promise<void> {
+    if (this.options.resume !== undefined) {
+      await this.store.scans.resume(this.options.resume);
+      this.scanId = this.options.resume;
+      return;
+    }
     const created = await this.store.scans.create({
       teamId: this.teamId,
       name: scan.name,
@@ -75,6 +87,10 @@ export class StoreRecorder implements ScanRecorder {
 
   finding(event: ResultEvent): void {
     this.findings.add(event);
+  }
+
+  runDone(run: ScanRun): void {
+    this.runs.add(run);
   }
 
   authentication(figures: AuthFigures): void {

@@ -32,22 +32,22 @@ export class SerialWrites {
 }
 
 /**
- * Findings as they are found, written in batches: those that arrive while a write is under way go
- * together in the next, so a burst of findings costs a few transactions, not one each.
+ * Records (findings, finished runs) as they come, written in batches: those that arrive while a
+ * write is under way go together in the next, so a burst costs a few transactions, not one each.
  */
-export class FindingBatches {
-  private pending: ResultEvent[] = [];
+export class Batches<T> {
+  private pending: T[] = [];
   private queued = false;
-  /** Findings the store took as new (one already there, by its vuln hash, is not counted). */
+  /** What the writes counted (for findings: those the store took as new). */
   written = 0;
 
   constructor(
     private readonly writes: SerialWrites,
-    private readonly write: (batch: ResultEvent[]) => Promise<number>,
+    private readonly write: (batch: T[]) => Promise<number>,
   ) {}
 
-  add(event: ResultEvent): void {
-    this.pending.push(event);
+  add(item: T): void {
+    this.pending.push(item);
     if (this.queued) return;
     this.queued = true;
     this.writes.enqueue(async () => {
@@ -58,3 +58,6 @@ export class FindingBatches {
     });
   }
 }
+
+/** Findings as they are found, in batches; `written` counts those the store took as new (by vuln hash). */
+export class FindingBatches extends Batches<ResultEvent> {}

@@ -21,6 +21,7 @@ export {
 } from './model.js';
 export { isTriagedByHand } from './retests.js';
 export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './scan-auth.js';
+export type { RunKey } from './scan-runs.js';
 export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
 export { servedEvent, servedEventsJson } from './served-event.js';
 export { openStore, Store } from './store.js';

@@ -14,6 +14,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007_scan_listing_indexes': { up: scanListingIndexes },
   '0008_scan_status_buckets': { up: scanStatusBuckets },
   '0009_scan_name_search': { up: scanNameSearch },
+  '0010_scan_runs_done': { up: scanRunsDone },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -435,4 +436,20 @@ async function scanNameSearch(db: Kysely<any>): Promise<void> {
   await sql`create trigger scan_name_search_update after update of name_folded on scan begin
     delete from scan_name_search where scan_id = old.id;
     insert into scan_name_search (name_folded, scan_id) values (new.name_folded, new.id); end`.execute(db);
+}
+
+/**
+ * The template runs of a scan that finished, so that `-resume` runs only the others: the template
+ * by its id (unique in a scan) and the target by its position in `scan_target` (-1 for a
+ * self-contained template's one run).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanRunsDone(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('scan_run_done')
+    .addColumn('scan_id', 'text', (c) => c.notNull().references('scan.id'))
+    .addColumn('template_id', 'text', (c) => c.notNull())
+    .addColumn('target', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('scan_run_done_pk', ['scan_id', 'template_id', 'target'])
+    .execute();
 }

@@ -177,6 +177,19 @@ export class Scans {
     });
   }
 
+  /**
+   * `failed` → `running` again, for `-resume`: the reason and the completion are cleared; the
+   * elapsed time still counts from the first start.
+   */
+  async resume(scanId: string): Promise<void> {
+    await this.transition(scanId, ['failed'], 'resume', {
+      status: 'running',
+      failure_reason: '',
+      completed_at: null,
+      updated_at: Date.now(),
+    });
+  }
+
   /** Marks `scanId` as a rescan of `originalId` (`is_rescan`) and counts it on the original. */
   async markRescan(scanId: string, originalId: string): Promise<void> {
     const scan = await this.require(scanId);

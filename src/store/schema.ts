@@ -16,6 +16,7 @@ export interface Database {
   scan_asset: ScanAssetTable;
   scan_chunk: ScanChunkTable;
   scan_auth: ScanAuthTable;
+  scan_run_done: ScanRunDoneTable;
   template_source: TemplateSourceTable;
   finding: FindingTable;
   retest: RetestTable;
@@ -118,6 +119,13 @@ export interface ScanTemplateTable {
   template_url: string;
   template_hash: string | null;
   is_public: Flag;
+}
+
+/** A template run of a scan that finished (migration 0006); target -1 for a self-contained template. */
+export interface ScanRunDoneTable {
+  scan_id: string;
+  template_id: string;
+  target: number;
 }
 
 /** What one secret-file entry did in a scan (migration 0005); fingerprint '' for requests without one. */

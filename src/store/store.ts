@@ -11,6 +11,7 @@ import { describeLocation, type Engine, type StoreLocation } from './location.js
 import { hasSchema, isSchemaCurrent, migrateToLatest } from './migrate.js';
 import { Retests } from './retests.js';
 import { ScanAuth } from './scan-auth.js';
+import { ScanRuns } from './scan-runs.js';
 import { Scans } from './scans.js';
 import { Teams } from './teams.js';
 
@@ -39,6 +40,8 @@ export class Store {
   readonly chunks: ScanChunks;
   /** How authenticated each scan was, per secret-file entry. */
   readonly authentication: ScanAuth;
+  /** The template runs of each scan that finished (for `-resume`). */
+  readonly runs: ScanRuns;
 
   constructor(
     readonly location: StoreLocation,
@@ -53,6 +56,7 @@ export class Store {
     this.retests = new Retests(connection);
     this.chunks = new ScanChunks(connection);
     this.authentication = new ScanAuth(connection);
+    this.runs = new ScanRuns(connection);
   }
 
   get engine(): Engine {

@@ -63,6 +63,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0007_scan_listing_indexes',
       '0008_scan_status_buckets',
       '0009_scan_name_search',
+      '0010_scan_runs_done',
     ]);
   });
   afterAll(async () => {

@@ -172,6 +172,11 @@ export class ScanOutput {
     if (recordedAt !== undefined) this.io.stderr.write(`  ${'recorded'.padEnd(14)} ${recordedAt}\n`);
   }
 
+  /** After Ctrl-C, the command that goes on with the recorded scan: shown even with `-silent`. */
+  resumeHint(command: string): void {
+    this.above(() => this.io.stderr.write(`to go on where it stopped: ${printable(command)}\n`));
+  }
+
   /** Closes the output file (once; later calls do nothing); the first write error, if any, as a message. */
   close(): string | undefined {
     const file = this.file;

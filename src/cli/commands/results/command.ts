@@ -60,6 +60,41 @@ function defineFindingsList(findings: Command) {
     .addHelpText('after', FINDINGS_HELP);
 }
 
+const EXPORT_HELP = `
+Formats: sarif (SARIF 2.1.0), json (one array of nuclei result events), csv (one row per
+finding, with its vuln id and status), markdown (a folder: index.md and a file per finding;
+needs -o DIR). sarif, json and csv go to stdout unless -o FILE is given. The findings are
+exported as the store keeps them, redacted as they were found.
+
+Examples:
+  keyhole findings export --scan cn5r7t3kd0ssm6bh1f2g --format sarif -o scan.sarif
+  keyhole findings export --scan cn5r7t3kd0ssm6bh1f2g --format markdown -o report/
+  keyhole findings export --scan cn5r7t3kd0ssm6bh1f2g --format csv --severity critical,high
+`;
+
+export const EXPORT_FORMATS = ['sarif', 'markdown', 'json', 'csv'] as const;
+
+function defineFindingsExport(findings: Command) {
+  return findings
+    .command('export')
+    .description("export a scan's findings as SARIF, markdown, JSON or CSV")
+    .requiredOption('--scan <scan-id>', 'the scan whose findings to export')
+    .addOption(
+      new Option('--format <format>', 'sarif, markdown, json or csv')
+        .choices(EXPORT_FORMATS)
+        .makeOptionMandatory(),
+    )
+    .option('-o, --output <path>', 'write to this file (a folder for markdown) instead of stdout')
+    .option(
+      '--severity <severities>',
+      'only these severities (comma list: critical, high, medium, low, info, unknown)',
+    )
+    .option('--status <statuses>', 'only these vuln statuses (comma list, e.g. open,triaged)')
+    .addOption(existingTeamOption())
+    .addOption(dbOption())
+    .addHelpText('after', EXPORT_HELP);
+}
+
 function defineSetStatus(findings: Command) {
   return findings
     .command('set-status')
@@ -77,14 +112,18 @@ export type ScansListFlags = FlagsOf<typeof defineScansList>;
 /** The flags of `keyhole findings list`, as its definition types them. */
 export type FindingsListFlags = FlagsOf<typeof defineFindingsList>;
 
+/** The flags of `keyhole findings export`, as its definition types them. */
+export type FindingsExportFlags = FlagsOf<typeof defineFindingsExport>;
+
 /** The flags of `keyhole findings set-status`, as its definition types them. */
 export type SetStatusFlags = FlagsOf<typeof defineSetStatus>;
 
-/** `keyhole scans list`, `keyhole findings list|set-status`: the store's results from the terminal. */
+/** `keyhole scans list`, `keyhole findings list|export|set-status`: the store's results from the terminal. */
 export const registerResults: CommandRegistrar = (program, runs) => {
   const scans = program.command('scans').description('scans kept in the store');
   runs(defineScansList(scans), async () => (await import('./list-scans.js')).listScans);
   const findings = program.command('findings').description('findings kept in the store');
   runs(defineFindingsList(findings), async () => (await import('./list-findings.js')).listFindings);
+  runs(defineFindingsExport(findings), async () => (await import('./export-findings.js')).exportFindings);
   runs(defineSetStatus(findings), async () => (await import('./set-status.js')).setFindingStatus);
 };

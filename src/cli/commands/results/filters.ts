@@ -1,6 +1,30 @@
 /** What the filters and the page size of `scans list` and `findings list` take, checked. */
-import { VULN_STATUSES, type VulnStatus } from '../../../store/index.js';
+import { isSeverity } from '../../../event/index.js';
+import { type Finding, type Store, VULN_STATUSES, type VulnStatus } from '../../../store/index.js';
 import { UserError } from '../../exit.js';
+import { existingTeam } from '../../shared/store.js';
+
+const SEVERITY_NAMES = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;
+
+/** `--severity` and `--status` of `findings list|export`, as a test of a finding. */
+export function findingFilter(options: {
+  readonly severity?: string | undefined;
+  readonly status?: string | undefined;
+}): (finding: Finding) => boolean {
+  const severities = commaList(options.severity, '--severity', SEVERITY_NAMES, isSeverity);
+  const statuses = commaList(options.status, '--status', VULN_STATUSES, isVulnStatus);
+  return (f) =>
+    (severities === undefined || severities.includes(f.severity)) &&
+    (statuses === undefined || statuses.includes(f.vulnStatus));
+}
+
+/** `--scan ID` names a scan of the team, or the command stops saying where to find the ids. */
+export async function requireScan(store: Store, teamName: string, scanId: string): Promise<void> {
+  const team = await existingTeam(store, teamName);
+  if ((await store.scans.get(scanId, team.id)) === undefined) {
+    throw new UserError(`team "${teamName}" has no scan with the id ${scanId} (see \`keyhole scans list\`)`);
+  }
+}
 
 export function isVulnStatus(text: string): text is VulnStatus {
   return (VULN_STATUSES as readonly string[]).includes(text);

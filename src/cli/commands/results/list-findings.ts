@@ -1,27 +1,17 @@
 /** `keyhole findings list --scan ID`: a scan's findings with their vuln ids, as a table or JSON lines. */
-import { isSeverity } from '../../../event/index.js';
-import { type Finding, formatTimestamp, VULN_STATUSES } from '../../../store/index.js';
-import { ExitCode, UserError } from '../../exit.js';
+import { type Finding, formatTimestamp } from '../../../store/index.js';
+import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
-import { existingTeam, withStore } from '../../shared/store.js';
+import { withStore } from '../../shared/store.js';
 import { table } from '../../shared/table.js';
 import type { FindingsListFlags } from './command.js';
-import { commaList, isVulnStatus } from './filters.js';
+import { findingFilter, requireScan } from './filters.js';
 
 /** `keyhole findings list --scan ID`: read a page at a time, printed as it comes. */
 export async function listFindings(options: FindingsListFlags, io: CliIo): Promise<number> {
-  const severities = commaList(options.severity, '--severity', SEVERITY_NAMES, isSeverity);
-  const statuses = commaList(options.status, '--status', VULN_STATUSES, isVulnStatus);
-  const keep = (f: Finding) =>
-    (severities === undefined || severities.includes(f.severity)) &&
-    (statuses === undefined || statuses.includes(f.vulnStatus));
+  const keep = findingFilter(options);
   const rows = await withStore(io, options.db, { create: false }, async (store) => {
-    const team = await existingTeam(store, options.team);
-    if ((await store.scans.get(options.scan, team.id)) === undefined) {
-      throw new UserError(
-        `team "${options.team}" has no scan with the id ${options.scan} (see \`keyhole scans list\`)`,
-      );
-    }
+    await requireScan(store, options.team, options.scan);
     const kept: Finding[] = [];
     for await (const finding of store.findings.allOfScan(options.scan)) {
       if (!keep(finding)) continue;
@@ -39,8 +29,6 @@ export async function listFindings(options: FindingsListFlags, io: CliIo): Promi
   );
   return ExitCode.ok;
 }
-
-const SEVERITY_NAMES = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;
 
 function findingLine(finding: Finding) {
   return {

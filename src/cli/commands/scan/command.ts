@@ -11,7 +11,7 @@ import {
 const EXAMPLES = `
 nuclei's single-dash spellings work too: -target, -sf, -ps, -rl, -ms, -silent,
 -jsonl, -var, -timeout, -retries, -tags, -severity, -id, -tc, -tl, -ud, -fr, -dr,
--sni, -at, -mhe, -proxy, -debug, ….
+-sni, -at, -mhe, -proxy, -debug, -resume, -stats, -me, -se, -je, ….
 
 Targets: -u (repeatable) and -l FILE (one per line; blank lines and # comments
 ignored). A target written without a scheme (app.example.com, 10.0.0.5:8080) is
@@ -38,10 +38,23 @@ Output: findings on stdout as "[template-id] [http] [severity] url [extracted]",
 or JSONL with -j; -o FILE writes them to a file as well (JSONL with -j). Notices,
 errors, the progress bar (on a terminal) and the summary go to stderr.
 
+Exports, redacted like all output: -me DIR (index.md and one markdown file per
+finding, as nuclei writes them), -se FILE (SARIF 2.1.0), -je FILE (one JSON
+array of result events). The same from the store: keyhole findings export.
+
+Progress for logs and CI: -stats prints nuclei's progress line on stderr every
+-si seconds (default 5) and when the scan ends; -sj (or -stats with -j) prints
+nuclei's JSON object instead.
+
 Rescan: --rescan SCAN_ID runs the targets and templates of a stored scan again
 as a new scan (is_rescan, counted in the original's rescan_count), each
 template as the store kept its text; -sf, -H, -var, -c, -rl and the output
 flags apply as usual, -u/-l/--asset/-t are not taken.
+
+Resume: -resume SCAN_ID goes on with a stored scan that was stopped (Ctrl-C
+prints the command) or failed, in the same scan: template runs that finished
+are not made again and findings are not recorded twice. Its targets and
+templates come from the store; give -sf, -H and -var again.
 
 Queue: --queue checks the templates, targets and secret files (when given), records
 the scan "queued" in the PostgreSQL store (--db postgres://…) in chunks of
@@ -63,8 +76,12 @@ Examples:
   $ keyhole scan --templates-dir ~/nuclei-templates -t http/cves/2024/ -id 'cve-2024-*' -tl
   $ keyhole scan -u https://app.example.com -t detect.yaml -H "X-Scan: keyhole" -var user=admin -ms
   $ keyhole scan --rescan cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
+  $ keyhole scan -resume cn5r7t3kd0ssm6bh1f2g -sf secrets.yaml
   $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
 `;
+
+/** Seconds between `-stats` lines, as nuclei's default. */
+export const DEFAULT_STATS_INTERVAL = 5;
 
 /** Targets per chunk of a queued scan (`--chunk-size`). */
 export const DEFAULT_CHUNK_SIZE = 200;
@@ -94,10 +111,26 @@ function defineScan(program: Command) {
     .addOption(jsonlOption('findings as JSONL (nuclei result events)'))
     .addOption(silentOption('print findings only (and the errors that mean the scan is not what was asked)'))
     .option('--ms, --matcher-status', 'also print template runs that matched nothing')
+    .option('--stats', 'print progress lines on stderr every -si seconds (instead of the progress bar)')
+    .option(
+      '--si, --stats-interval <seconds>',
+      `seconds between -stats lines (default ${DEFAULT_STATS_INTERVAL})`,
+    )
+    .option('--sj, --stats-json', 'progress lines as JSON objects (implies -stats)')
+    .option(
+      '--me, --markdown-export <dir>',
+      'write findings to a folder as markdown: index.md and a file each',
+    )
+    .option('--se, --sarif-export <file>', 'write findings to a SARIF 2.1.0 file')
+    .option('--je, --json-export <file>', 'write findings to a file as one JSON array')
     .addOption(noRedactOption('show secret values in output instead of [REDACTED]'))
     .option('--name <name>', 'name of the scan in the store (default: its first target)')
     .option('--no-store', 'do not record the scan in the store')
     .option('--rescan <scan-id>', "run a stored scan's targets and templates again, as a new scan")
+    .option(
+      '--resume <scan-id>',
+      'go on with a stopped or failed stored scan: only the runs it did not finish',
+    )
     .option('--queue', 'queue the scan for keyhole worker processes (PostgreSQL store); prints its id')
     .option(
       '--chunk-size <n>',

@@ -1,7 +1,8 @@
 /** The flags of `keyhole scan`, read into checked values; every mistake is a `UserError` naming its flag. */
 import { UserError } from '../../exit.js';
+import type { ExportPaths } from '../../shared/exports.js';
 import { numberFlag, type RunConfig, runConfig } from '../../shared/request-config.js';
-import { DEFAULT_CHUNK_SIZE, type ScanFlags } from './command.js';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_STATS_INTERVAL, type ScanFlags } from './command.js';
 import { filtersGiven, type SelectionConfig, selectionConfig } from './filters.js';
 
 export interface ScanConfig extends RunConfig {
@@ -11,11 +12,17 @@ export interface ScanConfig extends RunConfig {
   readonly assets: readonly string[];
   readonly templates: readonly string[];
   readonly output: string | undefined;
+  /** `-stats`, `-si`, `-sj`: progress lines every `intervalSeconds`, as text or JSON. */
+  readonly stats: { readonly json: boolean; readonly intervalSeconds: number } | undefined;
+  /** `-me`, `-se`, `-je`. */
+  readonly exports: ExportPaths;
   readonly matcherStatus: boolean;
   readonly name: string | undefined;
   readonly store: boolean;
   /** `--rescan SCAN_ID`: the targets and templates come from that stored scan. */
   readonly rescan: string | undefined;
+  /** `-resume SCAN_ID`: that stored scan goes on where it stopped. */
+  readonly resume: string | undefined;
   /** `--queue`: the scan is queued for workers, in chunks of this many targets. */
   readonly queue: { readonly chunkSize: number } | undefined;
   /** The templates directory and the filters that choose templates from `templates` (or it). */
@@ -33,16 +40,37 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
     assets: flags.asset ?? [],
     templates: flags.templates ?? [],
     output: flags.output,
+    stats: statsConfig(flags),
+    exports: { markdown: flags.markdownExport, sarif: flags.sarifExport, json: flags.jsonExport },
     matcherStatus: flags.matcherStatus === true,
     name: flags.name,
     store: flags.store !== false,
     rescan: flags.rescan,
+    resume: flags.resume,
     queue: queueConfig(flags),
     selection: selectionConfig(flags),
   };
   if (config.rescan !== undefined) checkRescan(config);
+  if (config.resume !== undefined) checkResume(config, flags);
   if (!config.store) checkNoStore(flags);
   return config;
+}
+
+/** nuclei's rules: `-sj` implies `-stats`, and `-stats` with `-j` prints JSON. */
+function statsConfig(flags: GivenFlags): ScanConfig['stats'] {
+  if (flags.stats !== true && flags.statsJson !== true) {
+    if (flags.statsInterval !== undefined)
+      throw new UserError('-si sets the interval of -stats: give -stats too');
+    return undefined;
+  }
+  return {
+    json: flags.statsJson === true || flags.jsonl === true,
+    intervalSeconds: numberFlag(flags.statsInterval, '-si', DEFAULT_STATS_INTERVAL, {
+      min: 1,
+      max: 86_400,
+      integer: true,
+    }),
+  };
 }
 
 /**
@@ -95,6 +123,11 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
     flags.output !== undefined ? '-o' : undefined,
     flags.jsonl === true ? '-j' : undefined,
     flags.matcherStatus === true ? '-ms' : undefined,
+    flags.stats === true ? '-stats' : undefined,
+    flags.statsJson === true ? '-sj' : undefined,
+    flags.markdownExport !== undefined ? '-me' : undefined,
+    flags.sarifExport !== undefined ? '-se' : undefined,
+    flags.jsonExport !== undefined ? '-je' : undefined,
   ].filter((flag) => flag !== undefined);
   if (outputFlags.length > 0) {
     throw new UserError(
@@ -142,4 +175,24 @@ function sendingFlagsGiven(flags: GivenFlags): string[] {
     [flags.stopAtFirstMatch, '-spm'],
   ];
   return given.filter(([value]) => value !== undefined).map(([, flag]) => flag);
+}
+
+/** A resumed scan goes on as it was recorded: what would change it, or record elsewhere, is refused. */
+function checkResume(config: ScanConfig, flags: GivenFlags): void {
+  const given = [
+    config.targets.length > 0 ? '-u' : undefined,
+    config.list === undefined ? undefined : '-l',
+    config.assets.length > 0 ? '--asset' : undefined,
+    config.templates.length > 0 ? '-t' : undefined,
+    ...filtersGiven(config.selection),
+    config.rescan === undefined ? undefined : '--rescan',
+    config.name === undefined ? undefined : '--name',
+    flags.queue === true ? '--queue' : undefined,
+    config.store ? undefined : '--no-store',
+  ].filter((flag) => flag !== undefined);
+  if (given.length > 0) {
+    throw new UserError(
+      `-resume goes on with the stored scan, its targets and templates, in the store; leave out ${given.join(', ')}`,
+    );
+  }
 }

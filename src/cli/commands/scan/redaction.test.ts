@@ -2,9 +2,9 @@
  * Secret values never show in what `keyhole scan` prints or writes (stdout, stderr, the -o file),
  * in any event field or error, unless --no-redact: the hosts echo every request back, extractors
  * pull the secrets out of the echo, -ms adds the non-matches, and one host refuses connections so
- * that its error names a URL carrying a query secret.
+ * that its error names a URL carrying a query secret. The -me, -se and -je exports are held to the same.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
 import { Workspace } from '../../../scan/testing/workspace.js';
@@ -164,16 +164,28 @@ async function scanEverything(...extra: string[]) {
     '-o',
     'out.jsonl',
     '-j',
+    '-me',
+    'md',
+    '-se',
+    'out.sarif',
+    '-je',
+    'out.json',
     '--no-store',
     ...extra,
   ]);
   expect(result.code, result.err).toBe(0);
-  return { ...result, file: readFileSync(ws.path('out.jsonl'), 'utf8') };
+  const markdown = readdirSync(ws.path('md')).map((name) => readFileSync(ws.path(`md/${name}`), 'utf8'));
+  const exports = [readFileSync(ws.path('out.sarif'), 'utf8'), readFileSync(ws.path('out.json'), 'utf8')];
+  return {
+    ...result,
+    file: readFileSync(ws.path('out.jsonl'), 'utf8'),
+    exports: [...markdown, ...exports].join('\n'),
+  };
 }
 
 describe('redaction of scan output', () => {
-  it('shows no secret value in stdout, stderr or the JSONL file, in any form', async () => {
-    const { out, err, file } = await scanEverything();
+  it('shows no secret value in stdout, stderr, the JSONL file or the exports, in any form', async () => {
+    const { out, err, file, exports } = await scanEverything();
     const events = file
       .trim()
       .split('\n')
@@ -189,14 +201,18 @@ describe('redaction of scan output', () => {
     // A credential given with -H is masked too; an ordinary -H header stays readable.
     expect(file).toContain('X-Auth-Token: [REDACTED]');
     expect(file).toContain('X-Trace: visible-trace-42');
-    for (const [name, text] of Object.entries({ out, err, file })) {
+    // The exports hold the same findings, masked the same way.
+    expect(exports).toContain('X-Api-Key: [REDACTED]');
+    expect(exports).toContain('Authorization: Basic [REDACTED]');
+    for (const [name, text] of Object.entries({ out, err, file, exports })) {
       for (const secret of FORBIDDEN) expect(text, `${name} holds ${secret}`).not.toContain(secret);
     }
   });
 
   it('shows the values with --no-redact', async () => {
-    const { out, err, file } = await scanEverything('--no-redact');
+    const { out, err, file, exports } = await scanEverything('--no-redact');
     const all = `${out}${err}${file}`;
+    expect(exports).toContain(SECRETS.header);
     for (const secret of [
       SECRETS.header,
       SECRETS.cookie,

@@ -1,23 +1,28 @@
 /** `keyhole scan`: runs the scan here, or queues it for workers (`--queue`). */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { formatStatsJson, formatStatsLine } from '../../../output/index.js';
 import {
+  doneRuns,
   executeScan,
   noRecorder,
   plannedRuns,
+  runKey,
   type ScanPlan,
   type ScanRecorder,
   ScanStats,
   type ScanTemplateRef,
   StoreRecorder,
 } from '../../../scan/index.js';
-import type { Store } from '../../../store/index.js';
+import { DEFAULT_TEAM, type Store } from '../../../store/index.js';
 import type { ParsedTemplate } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { ScanExports } from '../../shared/exports.js';
 import { givenTeam } from '../../shared/options.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { plannedSecretEntries, readSecrets, withCommandSession } from '../../shared/session.js';
 import { existingTeam, requireQueueStore, withStore } from '../../shared/store.js';
+import { plural } from '../../shared/words.js';
 import type { ScanFlags } from './command.js';
 import { type ScanConfig, scanConfig } from './config.js';
 import { readGiven, type ScanInputs } from './inputs.js';
@@ -37,6 +42,7 @@ async function scan(config: ScanConfig, io: CliIo): Promise<number> {
   try {
     if (config.queue !== undefined) requireQueueStore(config.db, io, '--queue');
     if (config.rescan !== undefined) return await rescan(config, config.rescan, io, output);
+    if (config.resume !== undefined) return await resume(config, config.resume, io, output);
     const show = config.selection.show;
     if (show !== undefined) {
       const chosen = await chooseTemplates(config, io, output);
@@ -68,9 +74,25 @@ async function rescan(config: ScanConfig, scanId: string, io: CliIo, output: Sca
   });
 }
 
+/** `-resume ID`: the stored scan goes on, less the template runs it finished. */
+async function resume(config: ScanConfig, scanId: string, io: CliIo, output: ScanOutput): Promise<number> {
+  const secrets = await readSecrets(config, io, output);
+  return withStore(io, config.db, { create: false }, async (store) => {
+    const team = await existingTeam(store, config.team);
+    const inputs = await storedScanInputs(store, team.id, scanId, secrets, output, '-resume');
+    const done = new Set((await store.runs.done(scanId)).map(runKey));
+    output.info(
+      `resuming scan ${scanId}: ${plural(done.size, 'template run')} done before are not made again`,
+    );
+    return scanWith(config, io, output, inputs, { store, teamId: team.id, resume: { scanId, done } });
+  });
+}
+
 interface TeamStore {
   readonly store: Store;
   readonly teamId: string;
+  /** `-resume`: the scan that goes on, and its runs finished before. */
+  readonly resume?: { readonly scanId: string; readonly done: ReadonlySet<string> };
 }
 
 async function scanWith(
@@ -81,7 +103,7 @@ async function scanWith(
   stored: TeamStore | undefined,
 ): Promise<number> {
   const { templates, unsupported, broken, secrets, targets, rescanOf, texts } = inputs;
-  const plan: ScanPlan = { templates, targets };
+  const plan: ScanPlan = { templates, targets, done: stored?.resume?.done };
   if (targets.length === 0 && templates.some((t) => !t.selfContained)) {
     throw new UserError(
       rescanOf === undefined
@@ -110,7 +132,10 @@ async function scanWith(
     );
   }
   output.openFile();
+  const exports = new ScanExports(config.exports, io.cwd);
+  exports.open();
   const stats = new ScanStats(plannedRuns(plan));
+  stats.runsDone = doneRuns(plan);
   try {
     return await withCommandSession(
       config,
@@ -119,15 +144,20 @@ async function scanWith(
       targets,
       async (session) => {
         const recorder: ScanRecorder =
-          stored === undefined || !config.store ? noRecorder : new StoreRecorder(stored.store, stored.teamId);
+          stored === undefined || !config.store
+            ? noRecorder
+            : new StoreRecorder(stored.store, stored.teamId, { resume: stored.resume?.scanId });
         const templateList = await templateRefs(templates, recorder !== noRecorder, texts);
-        const outcome = await withProgress(output, stats, () =>
+        const outcome = await withProgress(output, stats, statsLines(config, io, stats, plan), () =>
           executeScan(plan, {
             concurrency: config.concurrency,
             run: session.runOptions(config.matcherStatus),
             stats,
             listener: {
-              onEvent: (event) => output.event(event),
+              onEvent: (event) => {
+                output.event(event);
+                exports.event(event);
+              },
               onProblem: (problem) => output.problem(problem),
             },
             resolveTarget: (target, signal) => session.resolveTarget(target, signal),
@@ -143,7 +173,8 @@ async function scanWith(
             },
           }),
         );
-        const failure = outcome.failure ?? output.close();
+        const written = [output.close(), exports.close()].find((problem) => problem !== undefined);
+        const failure = outcome.failure ?? written;
         const redact = session.redact;
         if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
         const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
@@ -159,16 +190,32 @@ async function scanWith(
           ),
           recorder.location,
         );
+        if (
+          outcome.outcome === 'interrupted' &&
+          recorder instanceof StoreRecorder &&
+          recorder.id !== undefined
+        )
+          output.resumeHint(resumeCommand(recorder.id, config, secrets !== undefined));
         return outcome.outcome === 'finished' && failure === undefined ? ExitCode.ok : ExitCode.failed;
       },
     );
   } finally {
     output.close();
+    exports.close();
   }
 }
 
-/** Runs `work` with the progress bar (on a terminal) following the stats. */
-async function withProgress<T>(output: ScanOutput, stats: ScanStats, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with its progress shown: `-stats` lines every `-si` seconds and once at the end, or
+ * else the progress bar (on a terminal) following the stats.
+ */
+async function withProgress<T>(
+  output: ScanOutput,
+  stats: ScanStats,
+  statsLines: StatsLines | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (statsLines !== undefined) return withStatsLines(statsLines, work);
   const figures = () => ({
     done: stats.runsDone,
     total: stats.runsTotal,
@@ -187,6 +234,47 @@ async function withProgress<T>(output: ScanOutput, stats: ScanStats, work: () =>
   }
 }
 
+interface StatsLines {
+  readonly intervalSeconds: number;
+  readonly print: () => void;
+}
+
+async function withStatsLines<T>(lines: StatsLines, work: () => Promise<T>): Promise<T> {
+  const ticker = setInterval(lines.print, lines.intervalSeconds * 1000);
+  ticker.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(ticker);
+    lines.print();
+  }
+}
+
+/** `-stats`: nuclei's line (or with `-sj` its JSON object) of the scan's figures, on stderr. */
+function statsLines(config: ScanConfig, io: CliIo, stats: ScanStats, plan: ScanPlan): StatsLines | undefined {
+  if (config.stats === undefined) return undefined;
+  const startedAt = new Date();
+  const totalRequests = plan.templates.reduce(
+    (sum, t) => sum + t.requestCount * (t.selfContained ? 1 : plan.targets.length),
+    0,
+  );
+  const format = config.stats.json ? formatStatsJson : formatStatsLine;
+  const print = () =>
+    io.stderr.write(
+      format({
+        startedAt,
+        elapsedMs: stats.elapsedMs,
+        templates: plan.templates.length,
+        hosts: plan.targets.length,
+        requests: stats.requests,
+        totalRequests,
+        matched: stats.findingCount,
+        errors: stats.errors,
+      }),
+    );
+  return { intervalSeconds: config.stats.intervalSeconds, print };
+}
+
 /**
  * The templates as the store keeps them: with their text, so that findings can be retested. The
  * text of a template read from the store (a rescan) is kept as it was.
@@ -203,6 +291,28 @@ async function templateRefs(
       ...(withContent ? { content: texts?.get(t) ?? (await templateText(t.file)) } : {}),
     })),
   );
+}
+
+/**
+ * The command that goes on with the scan: its id, the store and team when not the defaults, and the
+ * secret files (paths, never values); -H and -var are named, not repeated, as they may hold secrets.
+ */
+function resumeCommand(scanId: string, config: ScanConfig, withSecrets: boolean): string {
+  const words = ['keyhole', 'scan', '-resume', scanId];
+  if (config.db !== undefined) words.push('--db', shellWord(config.db));
+  if (config.team !== DEFAULT_TEAM) words.push('--team', shellWord(config.team));
+  if (withSecrets) for (const file of config.secretFiles) words.push('-sf', shellWord(file));
+  const again = [
+    config.headers.length > 0 ? '-H' : undefined,
+    Object.keys(config.variables).length > 0 ? '-var' : undefined,
+  ]
+    .filter((flag) => flag !== undefined)
+    .join(' and ');
+  return again === '' ? words.join(' ') : `${words.join(' ')} (with your ${again} again)`;
+}
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function defaultName(targets: readonly string[]): string {
