@@ -149,7 +149,7 @@ export function buildPathRequest(
     hostname: parsed.hostname,
     port: Number(effectivePort(parsed)),
   };
-  const headers = pathRequestHeaders(settings, place);
+  const headers = withoutContentLength(pathRequestHeaders(settings, place));
   const request: HttpRequest = {
     method: parts.method,
     scheme: place.scheme,
@@ -189,6 +189,15 @@ function pathRequestHeaders(
   if (headerValue(headers, 'accept-language') === undefined) headers.push(ACCEPT_LANGUAGE);
   if (headerValue(headers, 'host') === undefined) headers.unshift(host);
   return headers;
+}
+
+/**
+ * A `Content-Length` of the block's headers is dropped: the HTTP client frames the body with its real
+ * length, as Go's client does for nuclei (a written length would cut the body or stall the server).
+ */
+function withoutContentLength(headers: HeaderField[]): HeaderField[] {
+  if (headerValue(headers, 'content-length') === undefined) return headers;
+  return headers.filter(([name]) => name.toLowerCase() !== 'content-length');
 }
 
 function userAgentHeader(userAgent: string): HeaderField {

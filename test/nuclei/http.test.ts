@@ -115,56 +115,47 @@ describe("nuclei's http integration cases", () => {
     expectResultsCount(await runTemplate('protocols/http/get.yaml', ts.url), 1);
   });
 
-  nucleiCase(
-    'httpPostBody: a url-encoded body is sent with its own Content-Length',
-    'content-length-header',
-    async () => {
-      const ts = await server([
-        {
-          method: 'POST',
-          path: '/',
-          respond: (r) => {
-            const values = form(r);
-            const ok =
-              equalFold(values.get('username'), 'test') && equalFold(values.get('password'), 'nuclei');
-            return { body: ok ? 'This is test post-body matcher text' : '' };
-          },
+  nucleiCase('httpPostBody: a url-encoded body is sent with its own Content-Length', undefined, async () => {
+    const ts = await server([
+      {
+        method: 'POST',
+        path: '/',
+        respond: (r) => {
+          const values = form(r);
+          const ok = equalFold(values.get('username'), 'test') && equalFold(values.get('password'), 'nuclei');
+          return { body: ok ? 'This is test post-body matcher text' : '' };
         },
-      ]);
-      expectResultsCount(await runTemplate('protocols/http/post-body.yaml', ts.url), 1);
-    },
-  );
+      },
+    ]);
+    expectResultsCount(await runTemplate('protocols/http/post-body.yaml', ts.url), 1);
+  });
 
-  nucleiCase(
-    'httpPostJSONBody: a JSON body is sent with its own Content-Length',
-    'content-length-header',
-    async () => {
-      const routerErrors: string[] = [];
-      const ts = await server([
-        {
-          method: 'POST',
-          path: '/',
-          respond: (r) => {
-            try {
-              const doc = JSON.parse(r.body) as { username?: string; password?: string };
-              const ok = equalFold(doc.username, 'test') && equalFold(doc.password, 'nuclei');
-              return { body: ok ? 'This is test post-json-body matcher text' : '' };
-            } catch (error) {
-              routerErrors.push(String(error));
-              return {};
-            }
-          },
+  nucleiCase('httpPostJSONBody: a JSON body is sent with its own Content-Length', undefined, async () => {
+    const routerErrors: string[] = [];
+    const ts = await server([
+      {
+        method: 'POST',
+        path: '/',
+        respond: (r) => {
+          try {
+            const doc = JSON.parse(r.body) as { username?: string; password?: string };
+            const ok = equalFold(doc.username, 'test') && equalFold(doc.password, 'nuclei');
+            return { body: ok ? 'This is test post-json-body matcher text' : '' };
+          } catch (error) {
+            routerErrors.push(String(error));
+            return {};
+          }
         },
-      ]);
-      const run = await runTemplate('protocols/http/post-json-body.yaml', ts.url);
-      expect(routerErrors).toEqual([]);
-      expectResultsCount(run, 1);
-    },
-  );
+      },
+    ]);
+    const run = await runTemplate('protocols/http/post-json-body.yaml', ts.url);
+    expect(routerErrors).toEqual([]);
+    expectResultsCount(run, 1);
+  });
 
   nucleiCase(
     'httpPostMultipartBody: a multipart body is sent with its own Content-Length',
-    'content-length-header',
+    undefined,
     async () => {
       const routerErrors: string[] = [];
       const ts = await server([

@@ -1,0 +1,51 @@
+/**
+ * Behaviours in which keyhole sends and evaluates what nuclei sends and evaluates, against a real
+ * server on 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../http/index.js';
+import { transportDispatch } from '../send/index.js';
+import { runTemplate } from './index.js';
+import { type FixtureServer, fixtureServer } from './testing/server.js';
+import { template } from './testing/templates.js';
+
+let server: FixtureServer;
+const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
+
+beforeAll(async () => {
+  server = await fixtureServer([
+    { path: /.*/, respond: (r) => ({ body: `length=${r.headers['content-length'] ?? ''} body=${r.body}` }) },
+  ]);
+});
+
+afterAll(async () => {
+  await server.close();
+  await client.close();
+});
+
+const info = `
+info:
+  name: test
+  author: tester
+  severity: info
+`;
+
+describe('a path request body', () => {
+  it('goes out with its real length when the block headers say Content-Length: 1', async () => {
+    const t = template(`id: content-length${info}
+http:
+  - method: POST
+    path: ["{{BaseURL}}/login"]
+    headers:
+      Content-Length: "1"
+    body: username=test&password=nuclei
+    matchers:
+      - type: word
+        words: ["body=username=test&password=nuclei"]
+`);
+    const result = await runTemplate(t, server.url, { dispatch });
+    expect(server.requests.at(-1)?.headers['content-length']).toBe('29');
+    expect(result.events).toHaveLength(1);
+  });
+});
