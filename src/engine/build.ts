@@ -16,7 +16,12 @@ import {
   setHeader,
 } from '../http/index.js';
 import { effectivePort, parseTargetUrl, type TargetUrl } from '../targets/index.js';
-import { mergeQueries, parseRawRequest, RawRequestError } from '../template/index.js';
+import {
+  escapeInvalidPercentPath,
+  mergeQueries,
+  parseRawRequest,
+  RawRequestError,
+} from '../template/index.js';
 
 /** Where an `unsafe` request's bytes go. */
 export type Destination = Omit<RawHttpRequest, 'bytes'>;
@@ -142,7 +147,8 @@ export function buildPathRequest(
     );
   }
   const query = mergeQueries(parts.targetQuery, parsed.query);
-  const path = parsed.path === '' ? '/' : parsed.path.startsWith('/') ? parsed.path : `/${parsed.path}`;
+  const written = parsed.path === '' ? '/' : parsed.path.startsWith('/') ? parsed.path : `/${parsed.path}`;
+  const path = escapeInvalidPercentPath(written);
   const target = query === undefined ? path : `${path}?${query}`;
   const place = {
     scheme: parsed.scheme as Scheme,

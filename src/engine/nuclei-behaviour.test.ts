@@ -49,3 +49,18 @@ http:
     expect(result.events).toHaveLength(1);
   });
 });
+
+describe('a path with an invalid percent escape', () => {
+  it('reaches the server with its % encoded as %25 from a path request', async () => {
+    const t = template(`id: invalid-escape${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/xyz/%u2s/%invalid", "{{BaseURL}}/some%0A/%0D"]
+`);
+    await runTemplate(t, server.url, { dispatch });
+    expect(server.requests.slice(-2).map((r) => r.target)).toEqual([
+      '/xyz/%25u2s/%25invalid',
+      '/some%0A/%0D',
+    ]);
+  });
+});

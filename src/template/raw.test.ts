@@ -234,3 +234,18 @@ describe('parseGoDuration', () => {
     expect(parseGoDuration('')).toBeUndefined();
   });
 });
+
+describe('a raw request path with an invalid percent escape', () => {
+  it('is sent with its % encoded as %25', () => {
+    const r = parse(crlf(['GET /xyz/%u2s/%invalid HTTP/1.1', 'Host: app.test', '', '']));
+    expect(r.request.target).toBe('/xyz/%25u2s/%25invalid');
+    expect(r.url).toBe('https://app.test/xyz/%25u2s/%25invalid');
+  });
+
+  it('is sent as written in an unsafe request', () => {
+    const r = parse(crlf(['GET /xyz/%u2s/%invalid HTTP/1.1', 'Host: app.test', '', '']), 'https://app.test', {
+      unsafe: true,
+    });
+    expect(Buffer.from(r.unsafeBytes ?? []).toString('utf8')).toContain('GET /xyz/%u2s/%invalid HTTP/1.1');
+  });
+});

@@ -1,5 +1,6 @@
 import type { HeaderField, HttpRequest, Scheme } from '../http/index.js';
 import { effectivePort, parseTargetUrl, rootUrl, type TargetUrl } from '../targets/index.js';
+import { escapeInvalidPercentPath } from './escape.js';
 import { mergePaths, mergeQueries } from './target.js';
 
 /** Leading `@name: value` lines of a raw request (`request_annotations.go`). */
@@ -116,7 +117,8 @@ export function parseRawRequest(
 
   const merged = mergeRequestPath(path, target, unsafe, options.disablePathAutomerge === true);
   if (merged instanceof RawRequestError) return merged;
-  const requestTarget = merged === '' ? '/' : merged;
+  const written = merged === '' ? '/' : merged;
+  const requestTarget = unsafe ? written : escapeInvalidPercentPath(written);
 
   if (!unsafe && !headers.some(([n]) => n === 'Host')) headers.unshift(['Host', target.host]);
   if (!unsafe) fixContentLength(headers, body);

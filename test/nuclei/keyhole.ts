@@ -15,7 +15,6 @@ const testdata = join(root, 'test/nuclei/testdata');
 
 /** The behaviours in which keyhole does not yet do what nuclei does; README.md says what it does instead. */
 export const KNOWN_DIFFERENCES = {
-  'invalid-percent-escape': 'an invalid percent escape in a path (%u2s) is not sent escaped as %25u2s',
   'relative-self-contained':
     'a self-contained raw request with a relative request line and a Host header is refused',
   'var-payload-file': '-var name=FILE does not make the lines of FILE a payload list',
