@@ -393,18 +393,33 @@ function buildOne(
   return buildRawRequest(text, target, settings, block.unsafe);
 }
 
-/** A self-contained raw request names its URL in the request line; it is sent there. */
+/**
+ * A self-contained raw request names its URL in the request line; it is sent there. A relative
+ * request line (`GET / HTTP/1.1`) goes to `http://` + its Host header, as nuclei sends it.
+ */
 function selfContainedTarget(text: string): TargetUrl | BuildError {
-  const line = text.split('\n').find((l) => l.trim() !== '' && !l.startsWith('@')) ?? '';
-  const url = line.trim().split(/\s+/)[1] ?? '';
-  const parsed = parseTargetUrl(url);
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.trim() !== '' && !l.startsWith('@'));
+  const url = (lines[at] ?? '').trim().split(/\s+/)[1] ?? '';
+  const relativeTo = url.startsWith('/') ? hostHeader(lines.slice(at + 1)) : undefined;
+  const parsed = parseTargetUrl(relativeTo === undefined ? url : `http://${relativeTo}`);
   if (parsed instanceof TargetError || (parsed.scheme !== 'http' && parsed.scheme !== 'https')) {
     return new BuildError(
-      `a self-contained raw request needs an absolute URL in its request line, got "${url}"`,
+      `a self-contained raw request needs an absolute URL in its request line, or a relative one and a Host header, got "${url}"`,
     );
   }
   const { scheme, host, hostname, port } = parsed;
   return { scheme, host, hostname, port, path: '' };
+}
+
+/** The value of the Host header among a raw request's header lines. */
+function hostHeader(headerLines: readonly string[]): string | undefined {
+  for (const line of headerLines) {
+    if (line.trim() === '') return undefined;
+    const match = /^host:(.*)$/i.exec(line.trim());
+    if (match !== null) return (match[1] ?? '').trim();
+  }
+  return undefined;
 }
 
 function targetValues(

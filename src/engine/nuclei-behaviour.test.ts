@@ -64,3 +64,37 @@ http:
     ]);
   });
 });
+
+describe('a self-contained raw request with a relative request line', () => {
+  it('goes to http:// and its Host header', async () => {
+    const t = template(`id: relative-self-contained${info}
+self-contained: true
+http:
+  - raw:
+      - |
+        GET /here?x=1 HTTP/1.1
+        Host: 127.0.0.1:${server.port}
+    matchers:
+      - type: word
+        words: ["length="]
+`);
+    const run = await runTemplate(t, undefined, { dispatch });
+    expect(run.events.map((e) => e['matched-at'])).toEqual([`${server.url}/here?x=1`]);
+    expect(server.requests.at(-1)?.target).toBe('/here?x=1');
+  });
+
+  it('without a Host header is refused with what to write', async () => {
+    const t = template(`id: relative-no-host${info}
+self-contained: true
+http:
+  - raw:
+      - |
+        GET /here HTTP/1.1
+        Accept: */*
+`);
+    const run = await runTemplate(t, undefined, { dispatch });
+    expect(run.failures.map((f) => f.message)).toEqual([
+      'a self-contained raw request needs an absolute URL in its request line, or a relative one and a Host header, got "/here"',
+    ]);
+  });
+});
