@@ -12,7 +12,7 @@ export {
 } from './load.js';
 export type { FlowExpression, HttpBlock, RedirectPolicy, Template, TemplateInfo } from './model.js';
 export { type ParsedTemplate, type ParseOptions, parseTemplate, type TemplateResult } from './parse.js';
-export { type PayloadFileReader, payloadCombinations } from './payloads.js';
+export { type PayloadFileReader, payloadCombinations, payloadFileValues } from './payloads.js';
 export { parseRawRequest, RawRequestError } from './raw.js';
 export {
   mergeQueries,
@@ -22,3 +22,4 @@ export {
   targetVariables,
   withPort,
 } from './target.js';
+export { type VariableFile, VariablePayloadError, withVariablePayloads } from './variable-payloads.js';

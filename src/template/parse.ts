@@ -314,6 +314,7 @@ function decodeBlock(
     ...(maxSize === undefined || maxSize === 0 ? {} : { maxSize }),
     operators,
     requestCount,
+    usageText: usedIn,
   };
   // deprecated keys whose behaviour is now the default: read to check their type only
   flag(ctx, f['cookie-reuse'], [...path, 'cookie-reuse']);

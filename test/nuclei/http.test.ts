@@ -409,7 +409,7 @@ describe("nuclei's http integration cases", () => {
 
   nucleiCase(
     'httpRequestSelfContainedFileInput: -var name=FILE gives each line of FILE as a value',
-    'var-payload-file',
+    undefined,
     async () => {
       const paths: string[] = [];
       const answer = (path: string): Route => ({

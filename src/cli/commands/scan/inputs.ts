@@ -1,10 +1,17 @@
 /** What a scan runs, read from the command line and the files it names: templates, targets, secrets. */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { originLabel, type SecretSet } from '../../../secretfile/index.js';
 import { formatDiagnostic } from '../../../source/index.js';
 import type { Scan } from '../../../store/index.js';
-import { loadTemplates, type ParsedTemplate } from '../../../template/index.js';
+import {
+  loadTemplates,
+  type ParsedTemplate,
+  payloadFileValues,
+  type VariableFile,
+  VariablePayloadError,
+  withVariablePayloads,
+} from '../../../template/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
@@ -34,7 +41,12 @@ export async function readGiven(config: ScanConfig, io: CliIo, output: ScanOutpu
   const templatesDir =
     config.templates[0] === undefined ? undefined : await folderOf(resolve(io.cwd, config.templates[0]));
   const secrets = await readSecrets(config, io, output, templatesDir);
-  const templates = withoutLoginTemplates(read.templates, secrets?.set, output);
+  const files = await variableFiles(config.variables, io.cwd, output);
+  const templates = withoutLoginTemplates(read.templates, secrets?.set, output).map((template) => {
+    const run = withVariablePayloads(template, files);
+    if (run instanceof VariablePayloadError) throw new UserError(run.message);
+    return run;
+  });
   const unsupported = read.unsupported;
   const needsTargets = templates.some((t) => !t.selfContained);
   if (
@@ -121,5 +133,33 @@ async function folderOf(path: string): Promise<string> {
     return (await stat(path)).isDirectory() ? path : dirname(path);
   } catch {
     return path;
+  }
+}
+
+/**
+ * The `-var name=value` whose value names an existing file: as in nuclei, its lines become the
+ * payload values of `name` in the blocks that use it.
+ */
+async function variableFiles(
+  variables: Readonly<Record<string, string>>,
+  cwd: string,
+  output: ScanOutput,
+): Promise<VariableFile[]> {
+  const files: VariableFile[] = [];
+  for (const [name, value] of Object.entries(variables)) {
+    const path = resolve(cwd, value);
+    if (value === '' || !(await isFile(path))) continue;
+    const values = payloadFileValues(await readFile(path, 'utf8'));
+    output.info(`-var ${name}: ${value} is a file; its ${values.length} lines are the values of ${name}`);
+    files.push({ name, path, values });
+  }
+  return files;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
   }
 }
