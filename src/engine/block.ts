@@ -548,7 +548,8 @@ function evaluateChain(
     }
     state.outcome.matched = true;
     if (run.stopAtFirstMatch) {
-      run.stopped = true;
+      // nuclei: a result ends the response chain; only a matcher's match ends the block.
+      if (result.matched) run.stopped = true;
       return;
     }
   }

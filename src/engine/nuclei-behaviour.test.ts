@@ -98,3 +98,34 @@ http:
     ]);
   });
 });
+
+describe('stop-at-first-match', () => {
+  const block = (operators: string) => `id: stop-first${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/a", "{{BaseURL}}/b"]
+    stop-at-first-match: true
+${operators}`;
+
+  it('goes on after a request that only extracted', async () => {
+    const t = template(
+      block(`    extractors:
+      - type: regex
+        regex: ["length=[0-9]*"]
+`),
+    );
+    const run = await runTemplate(t, server.url, { dispatch });
+    expect(run.events.map((e) => e['matched-at'])).toEqual([`${server.url}/a`, `${server.url}/b`]);
+  });
+
+  it('stops after a request whose matcher matched', async () => {
+    const t = template(
+      block(`    matchers:
+      - type: word
+        words: ["length="]
+`),
+    );
+    const run = await runTemplate(t, server.url, { dispatch });
+    expect(run.events.map((e) => e['matched-at'])).toEqual([`${server.url}/a`]);
+  });
+});

@@ -529,7 +529,7 @@ describe("nuclei's http integration cases", () => {
 
   nucleiCase(
     'httpStopAtFirstMatchWithExtractors: stop-at-first-match does not stop on extractor results',
-    'stop-at-first-extraction',
+    undefined,
     async () => {
       const ts = await server([{ method: 'GET', path: '/', respond: { body: 'This is test' } }]);
       expectResultsCount(
