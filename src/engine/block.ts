@@ -4,7 +4,7 @@
  * (the latest extraction's first value); every response is recorded under indexed names (`body_2`)
  * for the requests after it; every response of a redirect chain is evaluated, newest first; a request
  * whose placeholders stay unresolved is skipped with the rest of the block; `stop-at-first-match`
- * ends the block at the first finding. With `threads:` and payloads, combinations run in parallel
+ * ends the block at the first match. With `threads:` and payloads, combinations run in parallel
  * (each on its own: no history, no values passed between them), as nuclei runs them.
  */
 import { LayeredScope, type TemplateString, type UnresolvedPlaceholder } from '../dsl/index.js';

@@ -4,8 +4,10 @@
  * `headers:` and the scan's `-H` headers set, and the defaults nuclei adds (`User-Agent`; `Accept`
  * and `Accept-Language` on `path:` requests).
  */
+import { isIP } from 'node:net';
 import {
   authority,
+  defaultPort,
   type HeaderField,
   type HeaderList,
   type HttpRequest,
@@ -101,18 +103,43 @@ export function buildRawRequest(
     url: parsed.url,
     once: annotations.once,
     ...timing,
-    ...(annotations.tlsSni === undefined ? {} : { tlsServerName: annotations.tlsSni }),
+    ...tlsServerName(annotations.tlsSni, request),
   };
 }
 
-/** `@Host: other.example:8443` (scheme optional): the request goes there instead. */
+/**
+ * `@tls-sni: NAME` presents NAME as the TLS server name; `@tls-sni: request.host` the request's Host
+ * header (nuclei's `request_annotations.go`). A port or an IP address is no server name: without one
+ * the target's is presented.
+ */
+function tlsServerName(annotation: string | undefined, request: HttpRequest): { tlsServerName?: string } {
+  if (annotation === undefined) return {};
+  const value = annotation.replace(/^https?:\/\//i, '');
+  const name =
+    value === 'request.host' ? (headerValue(request.headers, 'host') ?? authority(request)) : value;
+  const hostname = withoutPort(name.trim());
+  return hostname === '' || isIP(hostname) !== 0 ? {} : { tlsServerName: hostname };
+}
+
+function withoutPort(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']') < 0 ? undefined : host.indexOf(']'));
+  const colon = host.lastIndexOf(':');
+  return colon >= 0 && host.indexOf(':') === colon ? host.slice(0, colon) : host;
+}
+
+/**
+ * `@Host: other.example:8443` (scheme optional): the request goes there instead; without a port of
+ * its own it keeps the request's, as nuclei does.
+ */
 function hostAnnotation(value: string, request: HttpRequest): Destination | BuildError {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `${request.scheme}://${value}`;
   const parsed = parseTargetUrl(withScheme);
   if (parsed instanceof Error || (parsed.scheme !== 'http' && parsed.scheme !== 'https')) {
     return new BuildError(`@Host: "${value}" is not a host; write e.g. "@Host: https://other.example:8443"`);
   }
-  return { scheme: parsed.scheme, hostname: parsed.hostname, port: Number(effectivePort(parsed)) };
+  const ownPort = request.port !== defaultPort(request.scheme);
+  const port = parsed.port === '' && ownPort ? request.port : Number(effectivePort(parsed));
+  return { scheme: parsed.scheme, hostname: parsed.hostname, port };
 }
 
 /**

@@ -134,14 +134,12 @@ describe('parseRawRequest', () => {
     expect(r.request.method).toBe('GET');
   });
 
-  it('caps @timeout at two minutes', () => {
-    expect(parse(crlf(['@timeout: 1h', 'GET / HTTP/1.1', '', ''])).annotations.timeoutMs).toBe(120_000);
+  it('caps @timeout at five minutes, as nuclei does', () => {
+    expect(parse(crlf(['@timeout: 1h', 'GET / HTTP/1.1', '', ''])).annotations.timeoutMs).toBe(300_000);
   });
 
-  it('rejects an @timeout that is not a duration', () => {
-    expect(
-      parseRawRequest(crlf(['@timeout: soon', 'GET / HTTP/1.1', '', '']), target('https://a.test')),
-    ).toBeInstanceOf(RawRequestError);
+  it('leaves the timeout as it is for an @timeout that is not a duration, as nuclei does', () => {
+    expect(parse(crlf(['@timeout: soon', 'GET / HTTP/1.1', '', ''])).annotations.timeoutMs).toBeUndefined();
   });
 
   it('drops one trailing CRLF from the body', () => {

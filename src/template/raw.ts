@@ -9,7 +9,7 @@ export interface RawAnnotations {
   readonly host?: string;
   /** `@tls-sni:` the TLS server name to present (`request.host` = the Host header). */
   readonly tlsSni?: string;
-  /** `@timeout:` a per-request timeout; nuclei caps it at two minutes. */
+  /** `@timeout:` a per-request timeout; nuclei caps it at five minutes and ignores one that is not a duration. */
   readonly timeoutMs?: number;
   /** `@once`: send this request once per target, not once per payload combination. */
   readonly once: boolean;
@@ -43,8 +43,8 @@ export interface RawParseOptions {
   readonly disablePathAutomerge?: boolean;
 }
 
-/** nuclei caps `@timeout` at two minutes so that a template cannot stall a scan. */
-export const MAX_ANNOTATION_TIMEOUT_MS = 120_000;
+/** nuclei caps `@timeout` at five minutes so that a template cannot stall a scan. */
+export const MAX_ANNOTATION_TIMEOUT_MS = 300_000;
 
 /**
  * Parses a rendered raw request as tolerantly as nuclei's `raw.go`: leading `@annotations`, runs of
@@ -246,10 +246,7 @@ function parseAnnotations(lines: readonly string[]): RawAnnotations | RawRequest
     else if (name === 'once') once = true;
     else if (name === 'timeout') {
       const ms = parseGoDuration(value);
-      if (ms === undefined) {
-        return new RawRequestError(`@timeout: "${value}" is not a duration; write e.g. "@timeout: 10s"`);
-      }
-      timeoutMs = Math.min(ms, MAX_ANNOTATION_TIMEOUT_MS);
+      if (ms !== undefined) timeoutMs = Math.min(ms, MAX_ANNOTATION_TIMEOUT_MS);
     }
   }
   return {

@@ -578,7 +578,7 @@ describe("nuclei's http integration cases", () => {
     },
   );
 
-  nucleiCase('httpSniAnnotation: @tls-sni sets the TLS server name', 'tls-sni-annotation', async () => {
+  nucleiCase('httpSniAnnotation: @tls-sni sets the TLS server name', undefined, async () => {
     const ts = await tlsServer((_request, response, serverName) =>
       response.end(serverName === 'test' ? 'test-ok' : 'test-ko'),
     );
