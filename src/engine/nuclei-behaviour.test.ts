@@ -129,3 +129,22 @@ ${operators}`;
     expect(run.events.map((e) => e['matched-at'])).toEqual([`${server.url}/a`]);
   });
 });
+
+describe('-ms after a request that failed in transport', () => {
+  it('writes a matcher-status false event whose error says why', async () => {
+    const closed = await fixtureServer([]);
+    await closed.close();
+    const t = template(`id: ms-transport${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/"]
+    matchers:
+      - type: word
+        words: ["never"]
+`);
+    const run = await runTemplate(t, closed.url, { dispatch, matcherStatus: true });
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]).toMatchObject({ 'matcher-status': false, host: '127.0.0.1' });
+    expect(run.events[0]?.error).toMatch(/could not connect: .*ECONNREFUSED/);
+  });
+});

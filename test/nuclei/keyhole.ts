@@ -15,7 +15,6 @@ const testdata = join(root, 'test/nuclei/testdata');
 
 /** The behaviours in which keyhole does not yet do what nuclei does; README.md says what it does instead. */
 export const KNOWN_DIFFERENCES = {
-  'ms-transport-error': '-ms writes no event for a target that failed in transport',
   race: 'a template with race: true is skipped',
   constants: 'a template with constants: is skipped',
   'flag-dr': "nuclei's -dr (disable redirects) flag is refused",
