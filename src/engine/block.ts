@@ -22,6 +22,7 @@ import {
   buildRawRequest,
 } from './build.js';
 import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
+import { cnameChain, cnameValues } from './dns.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
 import {
   commonOptions,
@@ -98,6 +99,10 @@ interface BlockRun {
   readonly stopAtFirstMatch: boolean;
   readonly hasMatchers: boolean;
   readonly hasOperators: boolean;
+  /** Each response needs its host's CNAME chain. */
+  readonly readsCname: boolean;
+  /** The operators read `ip`, the address each response came from. */
+  readonly readsIp: boolean;
   flowValue: boolean;
   /** A finding was reported and the block stops at the first one. */
   stopped: boolean;
@@ -128,6 +133,8 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     stopAtFirstMatch: block.stopAtFirstMatch || state.given.templateStopAtFirstMatch,
     hasMatchers: model.matchers.length > 0,
     hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
+    readsCname: readsCname(block),
+    readsIp: block.operators.names === 'any' || block.operators.names.has('ip'),
     flowValue: false,
     stopped: false,
     ended: false,
@@ -226,7 +233,19 @@ function runRequest(
     if (run.sentOnce.has(index)) return undefined;
     run.sentOnce.add(index);
   }
-  return exchange(built, run.exchange).then((result) => answered(run, index, prepared, carry, result));
+  const sending = exchange(built, run.exchange);
+  if (!run.readsCname) return sending.then((result) => answered(run, index, prepared, carry, result, EMPTY));
+  const hostname = built.kind === 'http' ? built.request.hostname : built.destination.hostname;
+  return Promise.all([sending, cnameChain(hostname)]).then(([result, chain]) =>
+    answered(run, index, prepared, carry, result, cnameValues(chain)),
+  );
+}
+
+/** The operators read `cname` or `cname_all`, which nuclei resolves by DNS for every response. */
+function readsCname(block: HttpBlock): boolean {
+  const names = block.operators.names;
+  if (names === 'any') return /\bcname/.test(block.usageText);
+  return names.has('cname') || names.has('cname_all');
 }
 
 function answered(
@@ -235,6 +254,7 @@ function answered(
   { built, scope, meta }: Extract<Prepared, { built: BuiltRequest }>,
   carry: Carry | undefined,
   result: ExchangeResult,
+  dnsValues: ReadonlyMap<string, Value>,
 ): void {
   const { state, block } = run;
   if (result.kind === 'failed') {
@@ -256,7 +276,7 @@ function answered(
       truncatedAt: last.response.truncatedAt,
     });
   }
-  evaluateChain(run, index, result.hops, scope, meta, carry, built.kind === 'unsafe');
+  evaluateChain(run, index, result.hops, scope, meta, carry, built.kind === 'unsafe', dnsValues);
 }
 
 function fail(run: BlockRun, failure: RequestFailure): void {
@@ -468,6 +488,7 @@ function evaluateChain(
   meta: Record<string, string>,
   carry: Carry | undefined,
   unsafe: boolean,
+  dnsValues: ReadonlyMap<string, Value>,
 ): void {
   const { state } = run;
   const metaValues: ReadonlyMap<string, Value> =
@@ -507,6 +528,7 @@ function evaluateChain(
       history ? (carry?.history ?? EMPTY) : EMPTY,
       metaValues,
       own,
+      run.readsIp ? connectionValues(hop, dnsValues) : dnsValues,
       history ? indexedValues(index + 1, own) : EMPTY,
     ]);
     // Extracted values of a response whose matchers failed are only wanted by a result listener.
@@ -553,6 +575,18 @@ function evaluateChain(
       return;
     }
   }
+}
+
+/** What nuclei adds to a response's values: the address it went to (`ip`), and `cname` when read. */
+function connectionValues(
+  hop: ExchangeHop,
+  dnsValues: ReadonlyMap<string, Value>,
+): ReadonlyMap<string, Value> {
+  const ip = hop.response.remoteAddress;
+  if (ip === undefined) return dnsValues;
+  const values = new Map(dnsValues);
+  values.set('ip', ip);
+  return values;
 }
 
 /** nuclei's flow rule for `http(N)`. */

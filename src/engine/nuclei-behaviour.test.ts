@@ -148,3 +148,18 @@ http:
     expect(run.events[0]?.error).toMatch(/could not connect: .*ECONNREFUSED/);
   });
 });
+
+describe('the values nuclei adds to a response', () => {
+  it('include ip, the address the response came from', async () => {
+    const t = template(`id: ip-value${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/"]
+    matchers:
+      - type: dsl
+        dsl: ["ip == '127.0.0.1'"]
+`);
+    const run = await runTemplate(t, server.url, { dispatch });
+    expect(run.events).toHaveLength(1);
+  });
+});
