@@ -214,3 +214,32 @@ http:
     expect(code).toBe(0);
   });
 });
+
+describe('keyhole templates validate on a template that reads a variable nothing sets', () => {
+  it('warns of it with file:line:col, and exits 0', async () => {
+    const dir = scratchFolder();
+    writeFileSync(
+      join(dir, 'login.yaml'),
+      `id: needs-password
+info: {name: Login, author: me, severity: info}
+variables:
+  user: admin
+http:
+  - method: POST
+    path:
+      - "{{BaseURL}}/login"
+    body: "user={{user}}&password={{password}}"
+    matchers:
+      - type: word
+        words: [welcome]
+`,
+    );
+    const io = memoryIo();
+    const code = await run(['templates', 'validate', dir], io);
+    expect(io.out()).toContain(
+      `${join(dir, 'login.yaml')}:9:11: warning: reads {{password}}, which nothing in the template sets; the requests that read it are skipped unless the scan gives -var password=…`,
+    );
+    expect(io.out()).not.toContain('{{user}}');
+    expect(code).toBe(0);
+  });
+});
