@@ -551,7 +551,7 @@ function evaluateChain(
       matchedAt: hop.url,
       request: requestDump(),
       response: dumpResponse(response),
-      truncated: final && response.truncatedAt !== undefined,
+      truncated: final && (response.truncatedAt !== undefined || response.cutShort !== undefined),
       ...(unsafe || isRaw(hop.sent) ? {} : { curlCommand: curlCommand(hop.sent) }),
       ...(hop.response.remoteAddress === undefined ? {} : { ip: hop.response.remoteAddress }),
       meta,

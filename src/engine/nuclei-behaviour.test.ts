@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../http/index.js';
+import { rawServer } from '../http/testing/servers.js';
 import { transportDispatch } from '../send/index.js';
 import { runTemplate } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
@@ -161,5 +162,26 @@ http:
 `);
     const run = await runTemplate(t, server.url, { dispatch });
     expect(run.events).toHaveLength(1);
+  });
+});
+
+describe('a response whose server closed the connection inside its body', () => {
+  it('is matched on the bytes that came, and its finding says the response was cut', async () => {
+    const cutting = await rawServer((_head, socket) =>
+      socket.end('HTTP/1.1 200 OK\r\nContent-Length: 50000\r\n\r\nthis is a test'),
+    );
+    const t = template(`id: cut-body${info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/"]
+    matchers:
+      - type: dsl
+        dsl: ["content_length == 50000 && body == 'this is a test'"]
+`);
+    const run = await runTemplate(t, `http://127.0.0.1:${cutting.port}`, { dispatch });
+    await cutting.close();
+    expect(run.failures).toEqual([]);
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.['response-truncated']).toBe(true);
   });
 });

@@ -676,7 +676,7 @@ describe("nuclei's http integration cases", () => {
 
   nucleiCase(
     'httpCLBodyWithHeader: content_length is the header and body the bytes that came',
-    'cut-body',
+    undefined,
     async () => {
       const ts = await tlsServer((_request, response) => {
         response.writeHead(200, { 'Content-Length': '50000', 'Content-Type': 'text/plain; charset=utf-8' });
