@@ -103,6 +103,7 @@ interface BlockRun {
   readonly readsCname: boolean;
   /** The operators read `ip`, the address each response came from. */
   readonly readsIp: boolean;
+  readonly onDslError: ((message: string) => void) | undefined;
   flowValue: boolean;
   /** A finding was reported and the block stops at the first one. */
   stopped: boolean;
@@ -135,6 +136,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
     readsCname: readsCname(block),
     readsIp: block.operators.names === 'any' || block.operators.names.has('ip'),
+    onDslError: dslErrorListener(state),
     flowValue: false,
     stopped: false,
     ended: false,
@@ -155,6 +157,13 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     }
   }
   return { flowValue: run.flowValue };
+}
+
+function dslErrorListener(state: RunState): ((message: string) => void) | undefined {
+  const listener = state.given.options.onDslError;
+  if (listener === undefined) return undefined;
+  const templateId = state.given.base.templateId;
+  return (message) => listener({ templateId, message });
 }
 
 function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
@@ -533,7 +542,7 @@ function evaluateChain(
     ]);
     // Extracted values of a response whose matchers failed are only wanted by a result listener.
     const result = run.compiled.operators.execute(
-      { variables: data },
+      { variables: data, onDslError: run.onDslError },
       state.given.options.onResult === undefined ? FINDINGS_ONLY : EVERY_RESULT,
     );
     state.given.options.onResult?.({

@@ -20,7 +20,6 @@ export const KNOWN_DIFFERENCES = {
   'flag-dr': "nuclei's -dr (disable redirects) flag is refused",
   'flag-sni': "nuclei's -sni flag is refused",
   'flag-attack-type': "nuclei's -attack-type flag is refused",
-  'show-dsl-errors': 'SHOW_DSL_ERRORS=true does not show a dsl expression that fails to evaluate',
 } as const;
 
 export type KnownDifference = keyof typeof KNOWN_DIFFERENCES;
