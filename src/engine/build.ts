@@ -90,6 +90,9 @@ export function buildRawRequest(
   for (const [name, value] of settings.blockHeaders) headers = setHeader(headers, name, value);
   for (const [name, value] of settings.extraHeaders) headers = setHeader(headers, name, value);
   if (headerValue(headers, 'user-agent') === undefined) headers.push(['User-Agent', settings.userAgent]);
+  if (headerValue(settings.blockHeaders, 'content-length') !== undefined) {
+    headers = withRealLength(headers, parsed.request.headers);
+  }
   const request: HttpRequest = {
     ...parsed.request,
     scheme: destination.scheme,
@@ -231,6 +234,15 @@ function pathRequestHeaders(
 function withoutContentLength(headers: HeaderField[]): HeaderField[] {
   if (headerValue(headers, 'content-length') === undefined) return headers;
   return headers.filter(([name]) => name.toLowerCase() !== 'content-length');
+}
+
+/** A block's `Content-Length` on a raw request gives way to the body's real length, as in nuclei. */
+function withRealLength(headers: HeaderField[], parsed: HeaderList): HeaderField[] {
+  const realLength = headerValue(parsed, 'content-length');
+  if (realLength === undefined) return withoutContentLength(headers);
+  return headers.map((field) =>
+    field[0].toLowerCase() === 'content-length' ? [field[0], realLength] : field,
+  );
 }
 
 function userAgentHeader(userAgent: string): HeaderField {

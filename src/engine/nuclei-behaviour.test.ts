@@ -185,3 +185,26 @@ http:
     expect(run.events[0]?.['response-truncated']).toBe(true);
   });
 });
+
+describe('a raw request body', () => {
+  it('goes out with its real length when the block headers say Content-Length: 1', async () => {
+    const t = template(`id: raw-content-length${info}
+http:
+  - raw:
+      - |
+        POST /login HTTP/1.1
+        Host: {{Hostname}}
+        Content-Type: application/x-www-form-urlencoded
+
+        username=test&password=nuclei
+    headers:
+      Content-Length: "1"
+    matchers:
+      - type: word
+        words: ["body=username=test&password=nuclei"]
+`);
+    const result = await runTemplate(t, server.url, { dispatch });
+    expect(server.requests.at(-1)?.headers['content-length']).toBe('29');
+    expect(result.events).toHaveLength(1);
+  });
+});
