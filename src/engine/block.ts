@@ -4,7 +4,7 @@
  * (the latest extraction's first value); every response is recorded under indexed names (`body_2`)
  * for the requests after it; every response of a redirect chain is evaluated, newest first; a request
  * whose placeholders stay unresolved is skipped with the rest of the block; `stop-at-first-match`
- * ends the block at the first finding. With `threads:` and payloads, combinations run in parallel
+ * ends the block at the first match. With `threads:` and payloads, combinations run in parallel
  * (each on its own: no history, no values passed between them), as nuclei runs them. A race sends
  * its requests the same way, each on a connection of its own, released together at a gate: the
  * first request `race_count` times at once, or with `threads:` every request, `threads` at a time.
@@ -38,6 +38,7 @@ import {
   buildRawRequest,
 } from './build.js';
 import { type CompiledBlock, compiledBlock, payloadTexts } from './compiled.js';
+import { cnameChain, cnameValues } from './dns.js';
 import { type EventBase, findingEvent, type ResponseFacts, rfc3339 } from './event.js';
 import {
   commonOptions,
@@ -120,6 +121,11 @@ interface BlockRun {
   readonly stopAtFirstMatch: boolean;
   readonly hasMatchers: boolean;
   readonly hasOperators: boolean;
+  /** Each response needs its host's CNAME chain. */
+  readonly readsCname: boolean;
+  /** The operators read `ip`, the address each response came from. */
+  readonly readsIp: boolean;
+  readonly onDslError: ((message: string) => void) | undefined;
   flowValue: boolean;
   /** A finding was reported and the block stops at the first one. */
   stopped: boolean;
@@ -153,6 +159,9 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
       state.given.options.overrides?.stopAtFirstMatch === true,
     hasMatchers: model.matchers.length > 0,
     hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
+    readsCname: readsCname(block),
+    readsIp: block.operators.names === 'any' || block.operators.names.has('ip'),
+    onDslError: dslErrorListener(state),
     flowValue: false,
     stopped: false,
     ended: false,
@@ -178,6 +187,13 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     }
   }
   return { flowValue: run.flowValue };
+}
+
+function dslErrorListener(state: RunState): ((message: string) => void) | undefined {
+  const listener = state.given.options.onDslError;
+  if (listener === undefined) return undefined;
+  const templateId = state.given.base.templateId;
+  return (message) => listener({ templateId, message });
 }
 
 function exchangeSettings(state: RunState, block: HttpBlock): ExchangeSettings {
@@ -316,11 +332,23 @@ function runRequest(
     run.sentOnce.add(index);
   }
   const settings = gate === undefined ? run.exchange : racing(run.exchange, gate);
-  return exchange(built, settings).then((result) => answered(run, index, prepared, carry, result));
+  const sending = exchange(built, settings);
+  if (!run.readsCname) return sending.then((result) => answered(run, index, prepared, carry, result, EMPTY));
+  const hostname = built.kind === 'http' ? built.request.hostname : built.destination.hostname;
+  return Promise.all([sending, cnameChain(hostname)]).then(([result, chain]) =>
+    answered(run, index, prepared, carry, result, cnameValues(chain)),
+  );
 }
 
 function racing(settings: ExchangeSettings, gate: RaceGate): ExchangeSettings {
   return { ...settings, race: gate, common: { ...settings.common, race: gate } };
+}
+
+/** The operators read `cname` or `cname_all`, which nuclei resolves by DNS for every response. */
+function readsCname(block: HttpBlock): boolean {
+  const names = block.operators.names;
+  if (names === 'any') return /\bcname/.test(block.usageText);
+  return names.has('cname') || names.has('cname_all');
 }
 
 function answered(
@@ -329,6 +357,7 @@ function answered(
   { built, scope, meta }: Extract<Prepared, { built: BuiltRequest }>,
   carry: Carry | undefined,
   result: ExchangeResult,
+  dnsValues: ReadonlyMap<string, Value>,
 ): void {
   const { state, block } = run;
   if (result.kind === 'failed') {
@@ -350,7 +379,7 @@ function answered(
       truncatedAt: last.response.truncatedAt,
     });
   }
-  evaluateChain(run, index, result.hops, scope, meta, carry, built.kind === 'unsafe');
+  evaluateChain(run, index, result.hops, scope, meta, carry, built.kind === 'unsafe', dnsValues);
 }
 
 function fail(run: BlockRun, failure: RequestFailure): void {
@@ -487,18 +516,33 @@ function buildOne(
   return buildRawRequest(text, target, settings, block.unsafe);
 }
 
-/** A self-contained raw request names its URL in the request line; it is sent there. */
+/**
+ * A self-contained raw request names its URL in the request line; it is sent there. A relative
+ * request line (`GET / HTTP/1.1`) goes to `http://` + its Host header, as nuclei sends it.
+ */
 function selfContainedTarget(text: string): TargetUrl | BuildError {
-  const line = text.split('\n').find((l) => l.trim() !== '' && !l.startsWith('@')) ?? '';
-  const url = line.trim().split(/\s+/)[1] ?? '';
-  const parsed = parseTargetUrl(url);
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.trim() !== '' && !l.startsWith('@'));
+  const url = (lines[at] ?? '').trim().split(/\s+/)[1] ?? '';
+  const relativeTo = url.startsWith('/') ? hostHeader(lines.slice(at + 1)) : undefined;
+  const parsed = parseTargetUrl(relativeTo === undefined ? url : `http://${relativeTo}`);
   if (parsed instanceof TargetError || (parsed.scheme !== 'http' && parsed.scheme !== 'https')) {
     return new BuildError(
-      `a self-contained raw request needs an absolute URL in its request line, got "${url}"`,
+      `a self-contained raw request needs an absolute URL in its request line, or a relative one and a Host header, got "${url}"`,
     );
   }
   const { scheme, host, hostname, port } = parsed;
   return { scheme, host, hostname, port, path: '' };
+}
+
+/** The value of the Host header among a raw request's header lines. */
+function hostHeader(headerLines: readonly string[]): string | undefined {
+  for (const line of headerLines) {
+    if (line.trim() === '') return undefined;
+    const match = /^host:(.*)$/i.exec(line.trim());
+    if (match !== null) return (match[1] ?? '').trim();
+  }
+  return undefined;
 }
 
 function targetValues(
@@ -547,6 +591,7 @@ function evaluateChain(
   meta: Record<string, string>,
   carry: Carry | undefined,
   unsafe: boolean,
+  dnsValues: ReadonlyMap<string, Value>,
 ): void {
   const { state } = run;
   const metaValues: ReadonlyMap<string, Value> =
@@ -586,11 +631,12 @@ function evaluateChain(
       history ? (carry?.history ?? EMPTY) : EMPTY,
       metaValues,
       own,
+      run.readsIp ? connectionValues(hop, dnsValues) : dnsValues,
       history ? indexedValues(index + 1, own) : EMPTY,
     ]);
     // Extracted values of a response whose matchers failed are only wanted by a result listener.
     const result = run.compiled.operators.execute(
-      { variables: data },
+      { variables: data, onDslError: run.onDslError },
       state.given.options.onResult === undefined ? FINDINGS_ONLY : EVERY_RESULT,
     );
     state.given.options.onResult?.({
@@ -608,7 +654,7 @@ function evaluateChain(
       matchedAt: hop.url,
       request: requestDump(),
       response: dumpResponse(response),
-      truncated: final && response.truncatedAt !== undefined,
+      truncated: final && (response.truncatedAt !== undefined || response.cutShort !== undefined),
       ...(unsafe || isRaw(hop.sent) ? {} : { curlCommand: curlCommand(hop.sent) }),
       ...(hop.response.remoteAddress === undefined ? {} : { ip: hop.response.remoteAddress }),
       meta,
@@ -627,10 +673,23 @@ function evaluateChain(
     }
     state.outcome.matched = true;
     if (run.stopAtFirstMatch) {
-      run.stopped = true;
+      // nuclei: a result ends the response chain; only a matcher's match ends the block.
+      if (result.matched) run.stopped = true;
       return;
     }
   }
+}
+
+/** What nuclei adds to a response's values: the address it went to (`ip`), and `cname` when read. */
+function connectionValues(
+  hop: ExchangeHop,
+  dnsValues: ReadonlyMap<string, Value>,
+): ReadonlyMap<string, Value> {
+  const ip = hop.response.remoteAddress;
+  if (ip === undefined) return dnsValues;
+  const values = new Map(dnsValues);
+  values.set('ip', ip);
+  return values;
 }
 
 /** nuclei's flow rule for `http(N)`. */

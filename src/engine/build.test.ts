@@ -74,3 +74,34 @@ describe('building requests from rendered text', () => {
     ]);
   });
 });
+
+describe('request annotations', () => {
+  const built = (text: string) => {
+    const request = buildRawRequest(text, target, settings, false);
+    if (request instanceof BuildError || request.kind !== 'http') throw new Error('not built');
+    return request;
+  };
+
+  it('@tls-sni: request.host presents the Host header, without its port', () => {
+    expect(built('@tls-sni: request.host\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n').tlsServerName).toBe(
+      'test',
+    );
+    expect(built('@tls-sni:request.host\r\nGET / HTTP/1.1\r\n\r\n').tlsServerName).toBe('app.example');
+  });
+
+  it('@tls-sni: NAME presents NAME, its scheme dropped; an IP address is no server name', () => {
+    expect(built('@tls-sni: https://sni.example\r\nGET / HTTP/1.1\r\n\r\n').tlsServerName).toBe(
+      'sni.example',
+    );
+    expect(built('@tls-sni: 10.0.0.1\r\nGET / HTTP/1.1\r\n\r\n').tlsServerName).toBeUndefined();
+  });
+
+  it("@Host: NAME without a port keeps the request's own port", () => {
+    const request = built('@Host: other.example\r\nGET / HTTP/1.1\r\n\r\n').request;
+    expect([request.scheme, request.hostname, request.port]).toEqual(['https', 'other.example', 8443]);
+  });
+
+  it('@timeout: sets the request timeout', () => {
+    expect(built('@timeout: 25s\r\nGET / HTTP/1.1\r\n\r\n').timeoutMs).toBe(25_000);
+  });
+});

@@ -4,8 +4,10 @@
  * `headers:` and the scan's `-H` headers set, and the defaults nuclei adds (`User-Agent`; `Accept`
  * and `Accept-Language` on `path:` requests).
  */
+import { isIP } from 'node:net';
 import {
   authority,
+  defaultPort,
   type HeaderField,
   type HeaderList,
   type HttpRequest,
@@ -16,7 +18,12 @@ import {
   setHeader,
 } from '../http/index.js';
 import { effectivePort, parseTargetUrl, type TargetUrl } from '../targets/index.js';
-import { mergeQueries, parseRawRequest, RawRequestError } from '../template/index.js';
+import {
+  escapeInvalidPercentPath,
+  mergeQueries,
+  parseRawRequest,
+  RawRequestError,
+} from '../template/index.js';
 
 /** Where an `unsafe` request's bytes go. */
 export type Destination = Omit<RawHttpRequest, 'bytes'>;
@@ -83,6 +90,9 @@ export function buildRawRequest(
   for (const [name, value] of settings.blockHeaders) headers = setHeader(headers, name, value);
   for (const [name, value] of settings.extraHeaders) headers = setHeader(headers, name, value);
   if (headerValue(headers, 'user-agent') === undefined) headers.push(['User-Agent', settings.userAgent]);
+  if (headerValue(settings.blockHeaders, 'content-length') !== undefined) {
+    headers = withRealLength(headers, parsed.request.headers);
+  }
   const request: HttpRequest = {
     ...parsed.request,
     scheme: destination.scheme,
@@ -96,18 +106,43 @@ export function buildRawRequest(
     url: parsed.url,
     once: annotations.once,
     ...timing,
-    ...(annotations.tlsSni === undefined ? {} : { tlsServerName: annotations.tlsSni }),
+    ...tlsServerName(annotations.tlsSni, request),
   };
 }
 
-/** `@Host: other.example:8443` (scheme optional): the request goes there instead. */
+/**
+ * `@tls-sni: NAME` presents NAME as the TLS server name; `@tls-sni: request.host` the request's Host
+ * header (nuclei's `request_annotations.go`). A port or an IP address is no server name: without one
+ * the target's is presented.
+ */
+function tlsServerName(annotation: string | undefined, request: HttpRequest): { tlsServerName?: string } {
+  if (annotation === undefined) return {};
+  const value = annotation.replace(/^https?:\/\//i, '');
+  const name =
+    value === 'request.host' ? (headerValue(request.headers, 'host') ?? authority(request)) : value;
+  const hostname = withoutPort(name.trim());
+  return hostname === '' || isIP(hostname) !== 0 ? {} : { tlsServerName: hostname };
+}
+
+function withoutPort(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']') < 0 ? undefined : host.indexOf(']'));
+  const colon = host.lastIndexOf(':');
+  return colon >= 0 && host.indexOf(':') === colon ? host.slice(0, colon) : host;
+}
+
+/**
+ * `@Host: other.example:8443` (scheme optional): the request goes there instead; without a port of
+ * its own it keeps the request's, as nuclei does.
+ */
 function hostAnnotation(value: string, request: HttpRequest): Destination | BuildError {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `${request.scheme}://${value}`;
   const parsed = parseTargetUrl(withScheme);
   if (parsed instanceof Error || (parsed.scheme !== 'http' && parsed.scheme !== 'https')) {
     return new BuildError(`@Host: "${value}" is not a host; write e.g. "@Host: https://other.example:8443"`);
   }
-  return { scheme: parsed.scheme, hostname: parsed.hostname, port: Number(effectivePort(parsed)) };
+  const ownPort = request.port !== defaultPort(request.scheme);
+  const port = parsed.port === '' && ownPort ? request.port : Number(effectivePort(parsed));
+  return { scheme: parsed.scheme, hostname: parsed.hostname, port };
 }
 
 /**
@@ -142,14 +177,15 @@ export function buildPathRequest(
     );
   }
   const query = mergeQueries(parts.targetQuery, parsed.query);
-  const path = parsed.path === '' ? '/' : parsed.path.startsWith('/') ? parsed.path : `/${parsed.path}`;
+  const written = parsed.path === '' ? '/' : parsed.path.startsWith('/') ? parsed.path : `/${parsed.path}`;
+  const path = escapeInvalidPercentPath(written);
   const target = query === undefined ? path : `${path}?${query}`;
   const place = {
     scheme: parsed.scheme as Scheme,
     hostname: parsed.hostname,
     port: Number(effectivePort(parsed)),
   };
-  const headers = pathRequestHeaders(settings, place);
+  const headers = withoutContentLength(pathRequestHeaders(settings, place));
   const request: HttpRequest = {
     method: parts.method,
     scheme: place.scheme,
@@ -189,6 +225,24 @@ function pathRequestHeaders(
   if (headerValue(headers, 'accept-language') === undefined) headers.push(ACCEPT_LANGUAGE);
   if (headerValue(headers, 'host') === undefined) headers.unshift(host);
   return headers;
+}
+
+/**
+ * A `Content-Length` of the block's headers is dropped: the HTTP client frames the body with its real
+ * length, as Go's client does for nuclei (a written length would cut the body or stall the server).
+ */
+function withoutContentLength(headers: HeaderField[]): HeaderField[] {
+  if (headerValue(headers, 'content-length') === undefined) return headers;
+  return headers.filter(([name]) => name.toLowerCase() !== 'content-length');
+}
+
+/** A block's `Content-Length` on a raw request gives way to the body's real length, as in nuclei. */
+function withRealLength(headers: HeaderField[], parsed: HeaderList): HeaderField[] {
+  const realLength = headerValue(parsed, 'content-length');
+  if (realLength === undefined) return withoutContentLength(headers);
+  return headers.map((field) =>
+    field[0].toLowerCase() === 'content-length' ? [field[0], realLength] : field,
+  );
 }
 
 function userAgentHeader(userAgent: string): HeaderField {

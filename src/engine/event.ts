@@ -7,8 +7,8 @@
 import type { EventInfo, ResultEvent } from '../event/index.js';
 import type { Finding } from '../operators/index.js';
 import type { TargetUrl } from '../targets/index.js';
-import { effectivePort, formatTargetUrl } from '../targets/index.js';
-import type { TemplateInfo } from '../template/index.js';
+import { effectivePort, formatTargetUrl, hasScheme, parseTargetUrl, TargetError } from '../targets/index.js';
+import type { Template, TemplateInfo } from '../template/index.js';
 
 /** The fields every event of a run shares: template and input. */
 export interface EventBase {
@@ -125,11 +125,15 @@ export function findingEvent(
   };
 }
 
-/** nuclei's `WriteFailure` event: the run matched nothing; request and response of the last response. */
+/**
+ * nuclei's `WriteFailure` event: the run matched nothing; request and response of the last response,
+ * and why the run failed when a request failed in transport.
+ */
 export function failureEvent(
   base: EventBase,
   facts: Pick<ResponseFacts, 'request' | 'response' | 'truncated' | 'ip'> | undefined,
   timestamp: string,
+  error?: string,
 ): ResultEvent {
   const ip = facts?.ip ?? base.fields.ip;
   return {
@@ -144,7 +148,29 @@ export function failureEvent(
     ...(nonEmpty(ip) ? { ip } : {}),
     timestamp,
     'matcher-status': false,
+    ...(nonEmpty(error) ? { error } : {}),
   };
+}
+
+/** The `-ms` event of a template that never ran against `input`: the target could not be reached. */
+export function unreachableEvent(
+  template: Pick<Template, 'id' | 'file' | 'info'>,
+  input: string,
+  error: string,
+  timestamp: string,
+): ResultEvent {
+  const parsed = hasScheme(input) ? parseTargetUrl(input) : undefined;
+  const fields = parsed === undefined || parsed instanceof TargetError ? {} : inputFields(parsed);
+  const withHost: InputFields = fields.host === undefined ? { ...fields, host: input } : fields;
+  const base: EventBase = {
+    templateId: template.id,
+    templatePath: template.file,
+    info: eventInfo(template.info),
+    input,
+    fields: withHost,
+    inputPart: inputPart(withHost),
+  };
+  return failureEvent(base, undefined, timestamp, error);
 }
 
 /** The input's fields as events carry them (made once per run: see {@link EventBase}). */

@@ -3,7 +3,7 @@
  * result events. Used by the scanner (targets × templates) and by dynamic secrets (login templates).
  */
 
-export { rfc3339 } from './event.js';
+export { rfc3339, unreachableEvent } from './event.js';
 export { LoginError, TemplateLoginRunner } from './login.js';
 export { type RunnableTemplate, runTemplate } from './run-template.js';
 export {

@@ -40,15 +40,7 @@ export async function runTemplate(
       if (template.stopAtFirstMatch && state.outcome.matched) break;
     }
   }
-  if (options.matcherStatus === true && !state.outcome.matched && state.outcome.lastUnmatched !== undefined) {
-    const event = failureEvent(
-      state.given.base,
-      state.outcome.lastUnmatched,
-      rfc3339((options.now ?? (() => new Date()))()),
-    );
-    state.outcome.events.push(event);
-    options.onEvent?.(event);
-  }
+  if (options.matcherStatus === true && !state.outcome.matched) writeFailure(state);
   return {
     templateId: template.id,
     target: target ?? '',
@@ -61,6 +53,20 @@ export async function runTemplate(
     ...(state.outcome.lastStatus === undefined ? {} : { lastStatus: state.outcome.lastStatus }),
     ...(state.outcome.flowError === undefined ? {} : { flowError: state.outcome.flowError }),
   };
+}
+
+/**
+ * With `-ms`, nuclei's failure event: from the last response evaluated, with the last transport
+ * failure as its `error`; a run whose every request failed gets one too.
+ */
+function writeFailure(state: RunState): void {
+  const { outcome, given } = state;
+  const failure = outcome.failures.findLast((f) => f.kind === 'transport');
+  if (outcome.lastUnmatched === undefined && failure === undefined) return;
+  const now = (given.options.now ?? (() => new Date()))();
+  const event = failureEvent(given.base, outcome.lastUnmatched, rfc3339(now), failure?.message);
+  outcome.events.push(event);
+  given.options.onEvent?.(event);
 }
 
 function parseInput(template: RunnableTemplate, target: string | undefined): TargetUrl | undefined {

@@ -49,6 +49,11 @@ export interface RunOptions {
   readonly flowLimits?: Partial<FlowRunLimits>;
   /** Called with what a flow's `log(…)` prints (debugging; it may show secret values). */
   readonly onFlowLog?: (message: string) => void;
+  /**
+   * Called when an expression of a dsl matcher under `or` fails to evaluate (nuclei's warning with
+   * `SHOW_DSL_ERRORS=true`); the message names the expression, never a value.
+   */
+  readonly onDslError?: (error: { readonly templateId: string; readonly message: string }) => void;
 }
 
 /** nuclei's flags that change what a template sends, over what its blocks say. */

@@ -56,7 +56,9 @@ export function describeSocketError(url: string, error: unknown, responseStarted
   if (error instanceof TransportError) return error;
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
-  const detail = code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
+  const written = code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
+  // nuclei's words for a name that does not resolve, which -ms users look for in `error`.
+  const detail = code === 'ENOTFOUND' ? `no address found for host (${written})` : written;
   if (code !== undefined && (connectCodes.has(code) || code.startsWith('ERR_SSL') || code.includes('CERT'))) {
     return new TransportError('connect', url, `could not connect: ${detail}`, { cause: error });
   }

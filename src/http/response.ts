@@ -22,9 +22,14 @@ export interface HttpResponse {
   /**
    * The body limit (bytes) the body was cut at because it was longer, the rest left unread (after
    * decoding: a compressed body is cut where its decoded text reaches the limit); undefined when the
-   * body is whole. A body the connection cut short is not a response but a transport error.
+   * body is whole.
    */
   readonly truncatedAt: number | undefined;
+  /**
+   * The connection ended before the body its framing announced: what arrived is the body, as
+   * nuclei matches it, and this says how much was lacking (`14 of its 50000 bytes arrived`).
+   */
+  readonly cutShort?: string;
   /** From the start of the exchange (including connecting) to the end of the body. */
   readonly durationMs: number;
   /** Address of the peer the request went to (the `ip` of findings). */
@@ -136,6 +141,8 @@ export interface ExchangeFacts {
   readonly startedAt: number;
   readonly remoteAddress: string | undefined;
   readonly maxBodyBytes: number;
+  /** The connection ended inside the body: how much was lacking. */
+  readonly cutShort?: string | undefined;
 }
 
 /**
@@ -169,7 +176,7 @@ export function deliver(
 }
 
 function build(head: ResponseHead, body: Buffer, cut: boolean, facts: ExchangeFacts): HttpResponse {
-  return {
+  const response: HttpResponse = {
     httpVersion: head.httpVersion,
     statusCode: head.statusCode,
     reason: head.reason,
@@ -182,4 +189,5 @@ function build(head: ResponseHead, body: Buffer, cut: boolean, facts: ExchangeFa
     remoteAddress: facts.remoteAddress,
     url: facts.url,
   };
+  return facts.cutShort === undefined ? response : { ...response, cutShort: facts.cutShort };
 }

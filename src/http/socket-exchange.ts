@@ -169,7 +169,9 @@ class SocketExchange implements ConnectionUser, Lease {
     const { url } = this.spec;
     if (reader.head !== undefined) {
       const missing = reader.closed();
-      if (missing === undefined) this.complete();
+      // A body the server ended early is the response nuclei matches: what arrived, marked as cut.
+      // A connection reset is a failure in transport, sent again under -retries.
+      if (missing === undefined || error === undefined) this.complete(missing);
       else this.fail(bodyCutShortError(url, missing, error));
     } else if (!reader.started && connection?.reused === true && !this.retried) {
       this.retried = true;
@@ -215,7 +217,7 @@ class SocketExchange implements ConnectionUser, Lease {
     return 'connecting';
   }
 
-  private complete(): void {
+  private complete(cutShort?: string): void {
     const head = this.reader.head;
     if (this.settled || head === undefined) return;
     const connection = this.connection;
@@ -227,6 +229,7 @@ class SocketExchange implements ConnectionUser, Lease {
       startedAt: this.startedAt,
       remoteAddress: this.remoteAddress,
       maxBodyBytes: this.spec.limits.maxBodyBytes,
+      cutShort,
     };
     deliver(
       assembleResponse(head, this.reader.body(), this.reader.truncatedAtCap, facts),

@@ -3,6 +3,7 @@ import type { Matcher } from './model.js';
 import { compileOperators } from './operators.js';
 import {
   binary,
+  dslMatcher,
   loginPage,
   operators,
   regex,
@@ -204,5 +205,27 @@ describe('xpath matchers', () => {
 
   it('are rejected when an expression does not parse', () => {
     expect(compileErrors(xpathMatcher(['//a[']))[0]).toMatchObject({ field: 'xpath', valueIndex: 0 });
+  });
+});
+
+describe('a dsl matcher expression that fails to evaluate', () => {
+  const failing = 'compare_versions("GG", "< 4.8.5")';
+
+  it('is told, and skipped, under or', () => {
+    const told: string[] = [];
+    const data = { ...login, onDslError: (message: string) => told.push(message) };
+    expect(operators({ matchers: [dslMatcher([failing, 'status_code == 200'])] }).execute(data).matched).toBe(
+      true,
+    );
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/^dsl "compare_versions\("GG", "< 4\.8\.5"\)": /);
+  });
+
+  it('fails the matcher without a word under and', () => {
+    const told: string[] = [];
+    const data = { ...login, onDslError: (message: string) => told.push(message) };
+    const matcher = dslMatcher([failing], { condition: 'and' });
+    expect(operators({ matchers: [matcher] }).execute(data).matched).toBe(false);
+    expect(told).toEqual([]);
   });
 });

@@ -178,8 +178,11 @@ function dslMatcher(
       let value: DslValue;
       try {
         value = expression.evaluate(evaluation.variables);
-      } catch {
+      } catch (error) {
         if (model.condition === 'and') return NO_MATCH;
+        evaluation.onDslError?.(
+          `dsl "${sources[i]}": ${error instanceof Error ? error.message : String(error)}`,
+        );
         continue;
       }
       if (typeof value !== 'boolean') continue;

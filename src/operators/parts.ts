@@ -15,8 +15,12 @@ export class Evaluation {
   private texts: Map<string, string | undefined> | undefined;
   private derived: Map<string, unknown> | undefined;
 
+  /** Told of a dsl expression that failed to evaluate under `or`. */
+  readonly onDslError: ((message: string) => void) | undefined;
+
   constructor(data: ResponseData) {
     this.variables = new LayeredScope([data.variables]);
+    this.onDslError = data.onDslError;
   }
 
   set(name: string, value: Value): void {

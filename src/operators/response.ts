@@ -13,6 +13,8 @@ import type { Value } from './go-json.js';
  */
 export interface ResponseData {
   readonly variables: ReadonlyMap<string, Value>;
+  /** Told of a dsl matcher expression under `or` that failed to evaluate (skipped, as in nuclei). */
+  readonly onDslError?: ((message: string) => void) | undefined;
 }
 
 export interface ReceivedResponse {

@@ -131,7 +131,11 @@ async function retestGroup<S extends RetestSubject>(
       verdict,
       events:
         verdict.resultType === 'error'
-          ? [...facts.events, errorEvent(finding, verdict.reason, settings)]
+          ? // The run's own transport-error event gives way to the finding's error event.
+            [
+              ...facts.events.filter((e) => e.error === undefined),
+              errorEvent(finding, verdict.reason, settings),
+            ]
           : facts.events,
       ...(fromFile === undefined ? {} : { templateFromFile: fromFile }),
     };

@@ -6,7 +6,14 @@
  * once, before the targets.
  */
 import { setMaxListeners } from 'node:events';
-import { type RequestOutcome, type RunnableTemplate, type RunOptions, runTemplate } from '../engine/index.js';
+import {
+  type RequestOutcome,
+  type RunnableTemplate,
+  type RunOptions,
+  rfc3339,
+  runTemplate,
+  unreachableEvent,
+} from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
 import { TargetError } from '../targets/index.js';
 import type { ScanStats } from './stats.js';
@@ -189,6 +196,7 @@ class JobRunner {
       const known = job.target === undefined ? undefined : this.targetUrl(job.target);
       const resolved = known instanceof Promise ? await known : known;
       if (resolved === null) {
+        this.unreachable(job);
         stats.runsDone++;
         listener.onRunDone?.(job.run);
         return;
@@ -219,6 +227,15 @@ class JobRunner {
     }
     stats.runsDone++;
     listener.onRunDone?.(job.run);
+  }
+
+  /** With `-ms`, nuclei writes a failure event for each template a target that cannot be reached did not run. */
+  private unreachable(job: Job): void {
+    const resolution = job.target?.settled;
+    if (this.settings.run.matcherStatus !== true || resolution === undefined || resolution.ok) return;
+    if (this.settings.signal?.aborted === true) return;
+    const now = (this.settings.run.now ?? (() => new Date()))();
+    this.onEvent(unreachableEvent(job.template, job.target?.text ?? '', resolution.message, rfc3339(now)));
   }
 
   private onEvent(event: ResultEvent): void {

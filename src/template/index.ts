@@ -1,3 +1,4 @@
+export { escapeInvalidPercentPath } from './escape.js';
 export { flowBlockIndex } from './flow.js';
 export { type ExternalVariable, externalVariables } from './inputs.js';
 export {
@@ -25,7 +26,7 @@ export {
   type TemplateInfo,
 } from './model.js';
 export { type ParsedTemplate, type ParseOptions, parseTemplate, type TemplateResult } from './parse.js';
-export { type PayloadFileReader, payloadCombinations } from './payloads.js';
+export { type PayloadFileReader, payloadCombinations, payloadFileValues } from './payloads.js';
 export { parseRawRequest, RawRequestError } from './raw.js';
 export {
   conditionScope,
@@ -46,3 +47,4 @@ export {
   targetVariables,
   withPort,
 } from './target.js';
+export { type VariableFile, VariablePayloadError, withVariablePayloads } from './variable-payloads.js';

@@ -27,15 +27,19 @@ export interface LoadOptions {
 }
 
 /**
- * Payload files the way nuclei finds them in the nuclei-templates layout: a relative reference such
- * as `helpers/wordlists/users.txt` is tried against the template's folder, then each parent folder,
- * up to the templates root; so `http/technologies/wordpress/plugins/akismet.yaml` finds
- * `helpers/wordpress/plugins/akismet.txt` at the root. Unlike nuclei, the search never leaves the
- * root and absolute paths or `..` are refused, so a template cannot read (and send to a target)
- * files from elsewhere on the machine.
+ * Payload files the way nuclei finds them (`generators/validate.go`): a relative reference such as
+ * `helpers/wordpress/plugins/akismet.txt` is tried in the working directory, in the templates folder
+ * (`root`: the folder given with `-t`), then in the template's folder and each of its parents up to
+ * the filesystem root; so `http/technologies/wordpress/plugins/akismet.yaml` finds
+ * `helpers/wordpress/plugins/akismet.txt` at the top of a nuclei-templates checkout even when only
+ * `nuclei-templates/http` is named. As nuclei's sandbox does, a file is only read when it lies in the
+ * working directory, the templates folder or the template's folder, or is one of nuclei-templates'
+ * `helpers/` files; absolute paths and `..` are refused: a template cannot read (and send to a
+ * target) files from elsewhere on the machine.
  */
-export function payloadFileReader(root: string): PayloadFileReader {
+export function payloadFileReader(root: string, cwd: string = process.cwd()): PayloadFileReader {
   const rootDir = resolve(root);
+  const workDir = resolve(cwd);
   return {
     read(reference, templateFile) {
       if (isAbsolute(reference) || reference.split(/[\\/]/).includes('..')) {
@@ -43,29 +47,49 @@ export function payloadFileReader(root: string): PayloadFileReader {
           error: `payload file "${reference}" must be a relative path inside the templates folder (no absolute path, no "..")`,
         };
       }
-      const tried: string[] = [];
-      let dir = dirname(resolve(templateFile));
-      for (;;) {
-        const candidate = join(dir, reference);
-        tried.push(candidate);
-        if (isFile(candidate)) {
-          try {
-            return { path: candidate, values: payloadFileValues(readFileSync(candidate, 'utf8')) };
-          } catch (error) {
-            return { error: `payload file "${candidate}" cannot be read: ${(error as Error).message}` };
-          }
-        }
-        if (dir === rootDir || !isInside(dir, rootDir)) break;
-        const parent = dirname(dir);
-        if (parent === dir) break;
-        dir = parent;
+      const templateDir = dirname(resolve(templateFile));
+      const tried = candidateFolders(workDir, rootDir, templateDir).map((dir) => join(dir, reference));
+      const found = tried.find(isFile);
+      if (found === undefined) {
+        const shown = tried.map((t) => relative(workDir, t) || t).join(', ');
+        return {
+          error: `payload file "${reference}" not found (looked for ${shown}); place it beside the template or under the templates folder`,
+        };
       }
-      const shown = tried.map((t) => relative(process.cwd(), t) || t).join(', ');
-      return {
-        error: `payload file "${reference}" not found (looked for ${shown}); place it beside the template or under the templates folder`,
-      };
+      if (
+        !isNucleiHelper(reference) &&
+        ![workDir, rootDir, templateDir].some((dir) => isInside(found, dir))
+      ) {
+        return {
+          error: `payload file "${reference}" was found at ${found}, outside the working directory and the templates folder; it is not read, so that a template cannot send files from elsewhere on the machine`,
+        };
+      }
+      try {
+        return { path: found, values: payloadFileValues(readFileSync(found, 'utf8')) };
+      } catch (error) {
+        return { error: `payload file "${found}" cannot be read: ${(error as Error).message}` };
+      }
     },
   };
+}
+
+/**
+ * `helpers/…` (no hidden segment): nuclei-templates' own helper files, read wherever the search
+ * finds them above the template, as nuclei reads them from its templates directory.
+ */
+function isNucleiHelper(reference: string): boolean {
+  const segments = reference.split(/[\\/]/);
+  return segments[0] === 'helpers' && !segments.some((segment) => segment.startsWith('.'));
+}
+
+/** Where a payload file is looked for, in nuclei's order, each folder once. */
+function candidateFolders(workDir: string, rootDir: string, templateDir: string): string[] {
+  const folders = [workDir, rootDir];
+  for (let dir = templateDir; ; dir = dirname(dir)) {
+    folders.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  return [...new Set(folders)];
 }
 
 function isFile(path: string): boolean {

@@ -166,4 +166,6 @@ export interface HttpBlock {
   readonly operators: CompiledOperators;
   /** Requests this block makes against one target. */
   readonly requestCount: number;
+  /** The text of its requests, headers, body and operators: where a payload's name must appear to be used. */
+  readonly usageText: string;
 }

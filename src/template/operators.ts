@@ -295,7 +295,11 @@ function matcherEncoding(ctx: ParseContext, entry: MapEntry | undefined, path: P
   const text = ctx.string(entry.value, [...path, 'encoding'], '"hex"');
   if (text === undefined || text.trim() === '') return undefined;
   if (text.trim().toLowerCase() === 'hex') return 'hex';
-  ctx.error(entry.value.pos, [...path, 'encoding'], `unknown encoding "${text}"; the only encoding is "hex"`);
+  ctx.warning(
+    entry.value.pos,
+    [...path, 'encoding'],
+    `unknown encoding "${text}" is ignored, as nuclei ignores it; the only encoding is "hex"`,
+  );
   return undefined;
 }
 

@@ -24,6 +24,12 @@ function errors(yaml: string, options?: ParseOptions): string[] {
   return result.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
 }
 
+function warnings(yaml: string): string[] {
+  return parse(yaml)
+    .diagnostics.filter((d) => d.severity === 'warning')
+    .map(formatDiagnostic);
+}
+
 function unsupported(yaml: string): string[] {
   const result = parse(yaml);
   if (result.status !== 'unsupported') throw new Error(`expected unsupported, got ${result.status}`);
@@ -268,16 +274,20 @@ describe('request blocks', () => {
     ]);
   });
 
-  it('reports a malformed raw request line at the raw request', () => {
-    expect(errors(`${HEADER}http:\n  - raw:\n      - |\n        GET\n        Host: x\n`)[0]).toMatch(
-      /t\.yaml:7:9: http\[0\]\.raw\[0\]: malformed request line "GET"/,
+  it('warns of a malformed raw request line at the raw request, which is not sent (nuclei runs the template and fails that request)', () => {
+    const yaml = `${HEADER}http:\n  - raw:\n      - |\n        GET\n        Host: x\n`;
+    expect(ok(yaml).http[0]?.requests).toMatchObject({ kind: 'raw' });
+    expect(warnings(yaml)[0]).toMatch(
+      /t\.yaml:7:9: warning: http\[0\]\.raw\[0\]: malformed request line "GET"; .* it is not sent/,
     );
   });
 
-  it('rejects raw and path in one block', () => {
-    expect(errors(`${HEADER}http:\n  - raw: ["GET / HTTP/1.1"]\n    path: ["{{BaseURL}}"]\n`)[0]).toMatch(
-      /takes "raw:" or "path:", not both/,
-    );
+  it('runs the raw requests of a block with raw and path, as nuclei does, and warns that the paths are ignored', () => {
+    const yaml = `${HEADER}http:\n  - raw: ["GET /r HTTP/1.1"]\n    path: ["{{BaseURL}}/p"]\n`;
+    expect(ok(yaml).http[0]?.requests).toMatchObject({ kind: 'raw' });
+    expect(warnings(yaml)).toEqual([
+      't.yaml:7:5: warning: http[0].path: "path:" is ignored: a block with "raw:" runs its raw requests, as nuclei does; move the paths to a block of their own to send them',
+    ]);
   });
 
   it('reads method case-insensitively and rejects unknown methods', () => {
@@ -333,9 +343,17 @@ describe('request blocks', () => {
     });
   });
 
-  it('rejects unsafe on method/path requests', () => {
-    expect(errors(`${HEADER}http:\n  - path: ["{{BaseURL}}"]\n    unsafe: true\n`)[0]).toMatch(
-      /applies to raw requests only/,
+  it('ignores a matcher encoding other than hex, as nuclei does, with a warning', () => {
+    const yaml = `${HEADER}http:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: word\n        encoding: base64\n        words: [x]\n`;
+    expect(ok(yaml).http[0]?.operators.model.matchers).toHaveLength(1);
+    expect(warnings(yaml)[0]).toMatch(/unknown encoding "base64" is ignored/);
+  });
+
+  it('sends method/path requests with unsafe as ordinary requests, as nuclei does, with a warning', () => {
+    const yaml = `${HEADER}http:\n  - path: ["{{BaseURL}}"]\n    unsafe: true\n`;
+    expect(ok(yaml).http[0]?.requests).toMatchObject({ kind: 'path' });
+    expect(warnings(yaml)[0]).toMatch(
+      /applies to raw requests only: these paths are sent as ordinary requests/,
     );
   });
 

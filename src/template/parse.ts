@@ -363,6 +363,7 @@ function decodeBlock(
     ...(maxSize === undefined || maxSize === 0 ? {} : { maxSize }),
     operators,
     requestCount,
+    usageText: usedIn,
   };
   // deprecated keys whose behaviour is now the default: read to check their type only
   flag(ctx, f['cookie-reuse'], [...path, 'cookie-reuse']);
@@ -380,12 +381,11 @@ function decodeRequests(
   unsafe: boolean,
 ): HttpRequests | undefined {
   if (f.raw !== undefined && f.path !== undefined) {
-    ctx.error(
+    ctx.warning(
       f.path.key.pos,
       [...path, 'path'],
-      'a request block takes "raw:" or "path:", not both; split it into two blocks',
+      '"path:" is ignored: a block with "raw:" runs its raw requests, as nuclei does; move the paths to a block of their own to send them',
     );
-    return undefined;
   }
   if (f.raw !== undefined) {
     if (f.method !== undefined) {
@@ -406,8 +406,7 @@ function decodeRequests(
       if (request === undefined) return;
       const shape = parseRawRequest(request.template.text, SHAPE_CHECK_TARGET, { unsafe });
       if (shape instanceof RawRequestError) {
-        ctx.error(scalar.pos, itemPath, shape.message);
-        return;
+        ctx.warning(scalar.pos, itemPath, `${shape.message}; it is not sent`);
       }
       raw.push(request);
     });
@@ -415,10 +414,10 @@ function decodeRequests(
   }
   if (f.path !== undefined) {
     if (unsafe) {
-      ctx.error(
+      ctx.warning(
         f.unsafe?.key.pos ?? f.path.key.pos,
         [...path, 'unsafe'],
-        '"unsafe: true" applies to raw requests only; write the request under "raw:"',
+        '"unsafe: true" applies to raw requests only: these paths are sent as ordinary requests, as nuclei sends them; write the request under "raw:" to send it byte for byte',
       );
     }
     const method = decodeMethod(ctx, f.method, [...path, 'method']);

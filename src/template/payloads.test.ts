@@ -100,13 +100,45 @@ describe('payload files', () => {
     expect(read).toEqual({ path: join(root, 'helpers', 'lists', 'users.txt'), values: ['admin', 'root'] });
   });
 
-  it('never look above the templates root', () => {
+  it('resolve helpers/… above the templates folder, as nuclei does, when the working directory holds it', () => {
     const root = tree();
-    const read = payloadFileReader(join(root, 'http')).read(
+    const read = payloadFileReader(join(root, 'http'), root).read(
       'helpers/lists/users.txt',
       join(root, 'http', 'plugins', 't.yaml'),
     );
-    expect('error' in read && read.error).toMatch(/not found/);
+    expect(read).toEqual({ path: join(root, 'helpers', 'lists', 'users.txt'), values: ['admin', 'root'] });
+  });
+
+  it('resolve against the working directory first', () => {
+    const root = tree();
+    writeFileSync(join(root, 'local.txt'), 'from-cwd\n');
+    const read = payloadFileReader(root, root).read('local.txt', join(root, 'http', 'plugins', 't.yaml'));
+    expect(read).toEqual({ path: join(root, 'local.txt'), values: ['from-cwd'] });
+  });
+
+  it('resolve helpers/… above the templates folder from any working directory', () => {
+    const root = tree();
+    const elsewhere = mkdtempSync(join(tmpdir(), 'keyhole-cwd-'));
+    trees.push(elsewhere);
+    const read = payloadFileReader(join(root, 'http'), elsewhere).read(
+      'helpers/lists/users.txt',
+      join(root, 'http', 'plugins', 't.yaml'),
+    );
+    expect(read).toEqual({ path: join(root, 'helpers', 'lists', 'users.txt'), values: ['admin', 'root'] });
+  });
+
+  it('refuse any other file found outside the working directory, the templates folder and the template folder', () => {
+    const root = tree();
+    writeFileSync(join(root, 'secret.txt'), 'key\n');
+    const elsewhere = mkdtempSync(join(tmpdir(), 'keyhole-cwd-'));
+    trees.push(elsewhere);
+    const read = payloadFileReader(join(root, 'http'), elsewhere).read(
+      'secret.txt',
+      join(root, 'http', 'plugins', 't.yaml'),
+    );
+    expect('error' in read && read.error).toMatch(
+      /was found at .*secret\.txt, outside the working directory/,
+    );
   });
 
   it('refuse absolute paths and ".."', () => {

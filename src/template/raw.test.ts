@@ -134,14 +134,12 @@ describe('parseRawRequest', () => {
     expect(r.request.method).toBe('GET');
   });
 
-  it('caps @timeout at two minutes', () => {
-    expect(parse(crlf(['@timeout: 1h', 'GET / HTTP/1.1', '', ''])).annotations.timeoutMs).toBe(120_000);
+  it('caps @timeout at five minutes, as nuclei does', () => {
+    expect(parse(crlf(['@timeout: 1h', 'GET / HTTP/1.1', '', ''])).annotations.timeoutMs).toBe(300_000);
   });
 
-  it('rejects an @timeout that is not a duration', () => {
-    expect(
-      parseRawRequest(crlf(['@timeout: soon', 'GET / HTTP/1.1', '', '']), target('https://a.test')),
-    ).toBeInstanceOf(RawRequestError);
+  it('leaves the timeout as it is for an @timeout that is not a duration, as nuclei does', () => {
+    expect(parse(crlf(['@timeout: soon', 'GET / HTTP/1.1', '', ''])).annotations.timeoutMs).toBeUndefined();
   });
 
   it('drops one trailing CRLF from the body', () => {
@@ -232,5 +230,20 @@ describe('parseGoDuration', () => {
     expect(parseGoDuration('10')).toBeUndefined();
     expect(parseGoDuration('ten seconds')).toBeUndefined();
     expect(parseGoDuration('')).toBeUndefined();
+  });
+});
+
+describe('a raw request path with an invalid percent escape', () => {
+  it('is sent with its % encoded as %25', () => {
+    const r = parse(crlf(['GET /xyz/%u2s/%invalid HTTP/1.1', 'Host: app.test', '', '']));
+    expect(r.request.target).toBe('/xyz/%25u2s/%25invalid');
+    expect(r.url).toBe('https://app.test/xyz/%25u2s/%25invalid');
+  });
+
+  it('is sent as written in an unsafe request', () => {
+    const r = parse(crlf(['GET /xyz/%u2s/%invalid HTTP/1.1', 'Host: app.test', '', '']), 'https://app.test', {
+      unsafe: true,
+    });
+    expect(Buffer.from(r.unsafeBytes ?? []).toString('utf8')).toContain('GET /xyz/%u2s/%invalid HTTP/1.1');
   });
 });

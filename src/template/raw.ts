@@ -1,5 +1,6 @@
 import type { HeaderField, HttpRequest, Scheme } from '../http/index.js';
 import { effectivePort, parseTargetUrl, rootUrl, type TargetUrl } from '../targets/index.js';
+import { escapeInvalidPercentPath } from './escape.js';
 import { mergePaths, mergeQueries } from './target.js';
 
 /** Leading `@name: value` lines of a raw request (`request_annotations.go`). */
@@ -8,7 +9,7 @@ export interface RawAnnotations {
   readonly host?: string;
   /** `@tls-sni:` the TLS server name to present (`request.host` = the Host header). */
   readonly tlsSni?: string;
-  /** `@timeout:` a per-request timeout; nuclei caps it at two minutes. */
+  /** `@timeout:` a per-request timeout; nuclei caps it at five minutes and ignores one that is not a duration. */
   readonly timeoutMs?: number;
   /** `@once`: send this request once per target, not once per payload combination. */
   readonly once: boolean;
@@ -42,8 +43,8 @@ export interface RawParseOptions {
   readonly disablePathAutomerge?: boolean;
 }
 
-/** nuclei caps `@timeout` at two minutes so that a template cannot stall a scan. */
-export const MAX_ANNOTATION_TIMEOUT_MS = 120_000;
+/** nuclei caps `@timeout` at five minutes so that a template cannot stall a scan. */
+export const MAX_ANNOTATION_TIMEOUT_MS = 300_000;
 
 /**
  * Parses a rendered raw request as tolerantly as nuclei's `raw.go`: leading `@annotations`, runs of
@@ -116,7 +117,8 @@ export function parseRawRequest(
 
   const merged = mergeRequestPath(path, target, unsafe, options.disablePathAutomerge === true);
   if (merged instanceof RawRequestError) return merged;
-  const requestTarget = merged === '' ? '/' : merged;
+  const written = merged === '' ? '/' : merged;
+  const requestTarget = unsafe ? written : escapeInvalidPercentPath(written);
 
   if (!unsafe && !headers.some(([n]) => n === 'Host')) headers.unshift(['Host', target.host]);
   if (!unsafe) fixContentLength(headers, body);
@@ -244,10 +246,7 @@ function parseAnnotations(lines: readonly string[]): RawAnnotations | RawRequest
     else if (name === 'once') once = true;
     else if (name === 'timeout') {
       const ms = parseGoDuration(value);
-      if (ms === undefined) {
-        return new RawRequestError(`@timeout: "${value}" is not a duration; write e.g. "@timeout: 10s"`);
-      }
-      timeoutMs = Math.min(ms, MAX_ANNOTATION_TIMEOUT_MS);
+      if (ms !== undefined) timeoutMs = Math.min(ms, MAX_ANNOTATION_TIMEOUT_MS);
     }
   }
   return {

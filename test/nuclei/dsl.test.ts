@@ -47,7 +47,7 @@ describe("nuclei's dsl integration cases", () => {
 
   nucleiCase(
     'dslShowVersionWarning: SHOW_DSL_ERRORS=true shows a dsl matcher that fails to evaluate',
-    'show-dsl-errors',
+    undefined,
     async () => {
       const ts = await dslServer();
       const env = { ...DEFAULT_DSL_ENVS, SHOW_DSL_ERRORS: 'true' };

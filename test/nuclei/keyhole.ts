@@ -14,19 +14,7 @@ const binary = join(root, 'dist/cli/main.js');
 const testdata = join(root, 'test/nuclei/testdata');
 
 /** The behaviours in which keyhole does not yet do what nuclei does; README.md says what it does instead. */
-export const KNOWN_DIFFERENCES = {
-  'content-length-header':
-    'headers: {Content-Length: "1"} on a path request is sent as written before a longer body',
-  'invalid-percent-escape': 'an invalid percent escape in a path (%u2s) is not sent escaped as %25u2s',
-  'relative-self-contained':
-    'a self-contained raw request with a relative request line and a Host header is refused',
-  'var-payload-file': '-var name=FILE does not make the lines of FILE a payload list',
-  'stop-at-first-extraction': 'stop-at-first-match also stops after a request that only extracted',
-  'tls-sni-annotation': '@tls-sni: request.host presents the text request.host instead of the Host header',
-  'ms-transport-error': '-ms writes no event for a target that failed in transport',
-  'cut-body': 'a response whose connection ends before its Content-Length fails as a lost connection',
-  'show-dsl-errors': 'SHOW_DSL_ERRORS=true does not show a dsl expression that fails to evaluate',
-} as const;
+export const KNOWN_DIFFERENCES = {} as const;
 
 export type KnownDifference = keyof typeof KNOWN_DIFFERENCES;
 

@@ -12,7 +12,7 @@ const { defer } = closedAfterEach();
 describe("nuclei's matcher-status integration cases", () => {
   nucleiCase(
     'httpNoAccess: -ms writes an event with the error for a host that does not resolve',
-    'ms-transport-error',
+    undefined,
     async () => {
       // nuclei: -ms -j (runTemplate always asks for JSONL)
       const run = await runTemplate('protocols/http/get.yaml', 'trust_me_bro.real', '-ms');

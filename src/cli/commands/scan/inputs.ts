@@ -1,11 +1,18 @@
 /** What a scan runs, read from the command line and the files it names: templates, targets, secrets. */
-import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { originLabel, type SecretSet } from '../../../secretfile/index.js';
 import type { Scan } from '../../../store/index.js';
-import type { ParsedTemplate } from '../../../template/index.js';
+import {
+  type ParsedTemplate,
+  payloadFileValues,
+  type VariableFile,
+  VariablePayloadError,
+  withVariablePayloads,
+} from '../../../template/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { isFile } from '../../shared/files.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
 import { type LoadedSecrets, readSecrets } from '../../shared/session.js';
 import type { ScanConfig } from './config.js';
@@ -36,7 +43,12 @@ export async function readGiven(config: ScanConfig, io: CliIo, output: ScanOutpu
   const first = read.sources.paths[0];
   const templatesDir = read.sources.templatesDir ?? (first === undefined ? undefined : await folderOf(first));
   const secrets = await readSecrets(config, io, output, templatesDir);
-  const templates = withoutLoginTemplates(read.templates, secrets?.set, output);
+  const files = await variableFiles(config.variables, io.cwd, output);
+  const templates = withoutLoginTemplates(read.templates, secrets?.set, output).map((template) => {
+    const run = withVariablePayloads(template, files);
+    if (run instanceof VariablePayloadError) throw new UserError(run.message);
+    return run;
+  });
   const { unsupported, broken } = read;
   const needsTargets = templates.some((t) => !t.selfContained);
   if (
@@ -86,4 +98,24 @@ async function folderOf(path: string): Promise<string> {
   } catch {
     return path;
   }
+}
+
+/**
+ * The `-var name=value` whose value names an existing file: as in nuclei, its lines become the
+ * payload values of `name` in the blocks that use it.
+ */
+async function variableFiles(
+  variables: Readonly<Record<string, string>>,
+  cwd: string,
+  output: ScanOutput,
+): Promise<VariableFile[]> {
+  const files: VariableFile[] = [];
+  for (const [name, value] of Object.entries(variables)) {
+    const path = resolve(cwd, value);
+    if (value === '' || !(await isFile(path))) continue;
+    const values = payloadFileValues(await readFile(path, 'utf8'));
+    output.info(`-var ${name}: ${value} is a file; its ${values.length} lines are the values of ${name}`);
+    files.push({ name, path, values });
+  }
+  return files;
 }

@@ -12,6 +12,7 @@ import {
   ScanStats,
   type ScanTemplateRef,
   StoreRecorder,
+  type TemplateRunOptions,
 } from '../../../scan/index.js';
 import { DEFAULT_TEAM, type Store } from '../../../store/index.js';
 import type { ParsedTemplate } from '../../../template/index.js';
@@ -151,7 +152,7 @@ async function scanWith(
         const outcome = await withProgress(output, stats, statsLines(config, io, stats, plan), () =>
           executeScan(plan, {
             concurrency: config.concurrency,
-            run: session.runOptions(config.matcherStatus),
+            run: withDslErrors(session.runOptions(config.matcherStatus), io, output),
             stats,
             listener: {
               onEvent: (event) => {
@@ -318,4 +319,22 @@ function shellWord(text: string): string {
 function defaultName(targets: readonly string[]): string {
   const first = targets[0] ?? 'self-contained templates';
   return targets.length > 1 ? `${first} and ${targets.length - 1} more` : first;
+}
+
+/**
+ * `SHOW_DSL_ERRORS=true` (nuclei's variable): a dsl matcher expression that fails to evaluate is a
+ * warning, once per template and message.
+ */
+function withDslErrors(run: TemplateRunOptions, io: CliIo, output: ScanOutput): TemplateRunOptions {
+  if ((io.env.SHOW_DSL_ERRORS ?? '').toLowerCase() !== 'true') return run;
+  const shown = new Set<string>();
+  return {
+    ...run,
+    onDslError: ({ templateId, message }) => {
+      const line = `[${templateId}] ${message}`;
+      if (shown.has(line)) return;
+      shown.add(line);
+      output.warn(line);
+    },
+  };
 }

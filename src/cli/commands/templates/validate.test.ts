@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -181,5 +181,65 @@ describe('keyhole templates validate', () => {
     );
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/broken\.yaml:1:5:/);
+  });
+});
+
+describe('keyhole templates validate on a part of a nuclei-templates checkout', () => {
+  it('finds the helpers/ payload files of WordPress plugin templates at the top of the checkout', async () => {
+    const top = scratchFolder();
+    const plugins = join(top, 'http', 'technologies', 'wordpress', 'plugins');
+    mkdirSync(plugins, { recursive: true });
+    mkdirSync(join(top, 'helpers', 'wordpress', 'plugins'), { recursive: true });
+    writeFileSync(join(top, 'helpers', 'wordpress', 'plugins', 'akismet.txt'), '5.3\n');
+    writeFileSync(
+      join(plugins, 'akismet.yaml'),
+      `id: wordpress-akismet
+info: {name: Akismet detection, author: me, severity: info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/wp-content/plugins/akismet/readme.txt"]
+    payloads:
+      last_version: helpers/wordpress/plugins/akismet.txt
+    extractors:
+      - type: regex
+        regex: ["Stable tag: ([0-9.]+)"]
+    matchers:
+      - type: dsl
+        dsl: ["compare_versions(version, concat('< ', last_version))"]
+`,
+    );
+    const io = memoryIo();
+    const code = await run(['templates', 'validate', join(top, 'http')], io);
+    expect(io.out()).toMatch(/^1 templates?: 1 OK, 0 with errors, 0 unsupported$/m);
+    expect(code).toBe(0);
+  });
+});
+
+describe('keyhole templates validate on a template that reads a variable nothing sets', () => {
+  it('warns of it with file:line:col, and exits 0', async () => {
+    const dir = scratchFolder();
+    writeFileSync(
+      join(dir, 'login.yaml'),
+      `id: needs-password
+info: {name: Login, author: me, severity: info}
+variables:
+  user: admin
+http:
+  - method: POST
+    path:
+      - "{{BaseURL}}/login"
+    body: "user={{user}}&password={{password}}"
+    matchers:
+      - type: word
+        words: [welcome]
+`,
+    );
+    const io = memoryIo();
+    const code = await run(['templates', 'validate', dir], io);
+    expect(io.out()).toContain(
+      `${join(dir, 'login.yaml')}:9:11: warning: reads {{password}}, which nothing in the template sets; the requests that read it are skipped unless the scan gives -var password=…`,
+    );
+    expect(io.out()).not.toContain('{{user}}');
+    expect(code).toBe(0);
   });
 });

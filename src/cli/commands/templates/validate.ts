@@ -1,6 +1,6 @@
 /** `keyhole templates validate PATH…`: every template parsed, its errors and unsupported features reported. */
-import { formatDiagnostic, printable } from '../../../source/index.js';
-import { loadTemplates, type TemplateResult } from '../../../template/index.js';
+import { type Diagnostic, formatDiagnostic, printable } from '../../../source/index.js';
+import { externalVariables, loadTemplates, type TemplateResult } from '../../../template/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { plural } from '../../shared/words.js';
@@ -12,10 +12,29 @@ export async function validateTemplates(
   options: ValidateFlags,
   io: CliIo,
 ): Promise<number> {
-  const results = await loadTemplates(paths);
+  const results = (await loadTemplates(paths)).map(withUnsetVariables);
   if (options.json === true) printJson(io, results);
   else printText(io, results);
   return results.some((r) => r.status === 'error') ? ExitCode.usage : ExitCode.ok;
+}
+
+/**
+ * A warning for each variable a template's requests read that nothing in it sets: the requests that
+ * read it are skipped unless the scan gives it (`-var name=value`).
+ */
+function withUnsetVariables(result: TemplateResult): TemplateResult {
+  if (result.status !== 'ok') return result;
+  const unset = externalVariables(result.template);
+  if (unset.length === 0) return result;
+  const warnings: Diagnostic[] = unset.map(({ name, pos }) => ({
+    severity: 'warning',
+    file: result.file,
+    line: pos.line,
+    col: pos.col,
+    path: '',
+    message: `reads {{${name}}}, which nothing in the template sets; the requests that read it are skipped unless the scan gives -var ${name}=…`,
+  }));
+  return { ...result, diagnostics: [...result.diagnostics, ...warnings] };
 }
 
 interface Counts {
