@@ -189,7 +189,8 @@ class PatternScanner {
       this.i++;
       return;
     }
-    const named = /^\(\?P?<(?![=!])/.exec(source.slice(this.i, this.i + 4));
+    // Like Go, anything starting `(?<` is a name, so a lookbehind is refused as a bad name.
+    const named = /^\(\?P?</.exec(source.slice(this.i, this.i + 4));
     if (named === null) {
       this.out += '(?';
       this.i += 2;
@@ -197,12 +198,7 @@ class PatternScanner {
     }
     const nameStart = this.i + named[0].length;
     const close = source.indexOf('>', nameStart);
-    // An unterminated name: RE2 reports it.
-    if (close < 0) {
-      this.out += source.slice(this.i, nameStart);
-      this.i = nameStart;
-      return;
-    }
+    if (close < 0) throw new GoSyntaxError(`invalid named capture: \`${source.slice(this.i)}\``);
     const name = source.slice(nameStart, close);
     if (!/^[A-Za-z0-9_]+$/.test(name)) {
       throw new GoSyntaxError(`invalid named capture: \`${source.slice(this.i, close + 1)}\``);
