@@ -10,6 +10,9 @@ import { type GoPattern, GoSyntaxError, goPattern } from './syntax.js';
  * text's UTF-8 bytes; where RE2 C++ and Go differ (syntax, invalid UTF-8, FindAll's empty
  * matches), Go's answer is kept.
  */
+/** Texts shorter than this are matched without the search for a literal prefix. */
+const SHORT_TEXT = 2048;
+
 export class GoRegex {
   private finder: RE2 | undefined;
 
@@ -49,10 +52,15 @@ export class GoRegex {
 
   test(input: string): boolean {
     if (this.source.includes('\\B')) return this.find(input) !== undefined;
+    // A short text goes as it is: the binding converts it (a lone surrogate to U+FFFD, as Go reads
+    // an invalid byte) for less than making a buffer costs.
+    if (input.length < SHORT_TEXT) return this.tester.test(input);
     const subject = subjectOf(input);
     if (this.prefix === undefined) return this.tester.test(subject.bytes);
     const from = this.prefix.firstCandidate(subject);
-    return from >= 0 && this.tester.test(subject.bytes.subarray(from));
+    if (from < 0) return false;
+    // Starting at the prefix spares RE2 the text already passed, unless it is too short to matter.
+    return this.tester.test(from < SHORT_TEXT ? subject.bytes : subject.bytes.subarray(from));
   }
 
   /** The first match with its groups, as Go's FindStringSubmatch; undefined when none. */
