@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GoRegex, type RegexMatch, RegexSyntaxError } from './regex.js';
+import { rememberBytes } from './subject.js';
 
 function compile(source: string, options?: { caseInsensitive?: boolean }): GoRegex {
   const re = GoRegex.compile(source, options);
@@ -232,5 +233,28 @@ describe('Go matching semantics', () => {
     expect(compile('(a+)+$').test(`${'a'.repeat(30)}!`)).toBe(false);
     expect(compile('(a+)+$').findAll(`${'a'.repeat(30)}!`)).toEqual([]);
     expect(performance.now() - started).toBeLessThan(100);
+  });
+});
+
+describe('rememberBytes', () => {
+  it('makes regexes over a long text match the bytes it was decoded from, without encoding it again', () => {
+    const bytes = Buffer.from(`${'é'.repeat(3000)} version 1.2`, 'utf8');
+    const text = bytes.toString('utf8');
+    rememberBytes(text, bytes);
+    // Changed behind the text's back: only a regex reading these very bytes sees it.
+    bytes.write('m', bytes.length - 5, 'latin1');
+    expect(compile('version').test(text)).toBe(false);
+    expect(compile('versiom ([0-9.]+)').find(text)).toEqual({
+      start: 3001,
+      end: 3012,
+      groups: [text.slice(3001), '1.2'],
+    });
+  });
+
+  it('leaves texts with escaped bytes to be encoded, so they are read as Go reads invalid UTF-8', () => {
+    const bytes = Buffer.from(`${'a'.repeat(3000)}\xff`, 'latin1');
+    const text = `${'a'.repeat(3000)}${BYTE_FF}`;
+    rememberBytes(text, bytes);
+    expect(compile('a\\x{FFFD}$').test(text)).toBe(true);
   });
 });

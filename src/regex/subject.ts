@@ -29,6 +29,17 @@ export function subjectOf(text: string): Subject {
   return subject;
 }
 
+/**
+ * Records the UTF-8 bytes `text` was decoded from (a response body), so regexes over the text match
+ * those bytes instead of encoding the text again. Texts with escaped bytes are encoded as usual.
+ */
+export function rememberBytes(text: string, utf8: Uint8Array): void {
+  if (text.length < CACHED_LENGTH || !(text as unknown as WellFormed).isWellFormed()) return;
+  const bytes = Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength);
+  recent.unshift({ text, bytes, ascii: bytes.length === text.length });
+  if (recent.length > CACHE_SIZE) recent.pop();
+}
+
 function convert(text: string): Subject {
   const bytes = Buffer.from(wellFormed(text), 'utf8');
   // Every character that is not ASCII takes more than one byte.
