@@ -49,6 +49,8 @@ describe('GoRegex', () => {
     expect(whole.test('A.Example.COM')).toBe(true);
     expect(whole.test('a.example.com.evil.test')).toBe(false);
     expect((GoRegex.compileWhole('a|b') as GoRegex).test('ab')).toBe(false);
+    const quoted = GoRegex.compileWhole('\\Qa.b') as GoRegex;
+    expect([quoted.test('a.b'), quoted.test('a.bx'), quoted.test('xa.b')]).toEqual([true, false, false]);
   });
 
   it('finds all matches as Go does, skipping an empty match right after a match', () => {

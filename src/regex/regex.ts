@@ -3,6 +3,9 @@ import { type Prefix, requiredPrefix } from './prefix.js';
 import { charWidth, insideCharacter, nextCharacter, type Subject, subjectOf, unitOffset } from './subject.js';
 import { type GoPattern, GoSyntaxError, goPattern } from './syntax.js';
 
+/** Texts shorter than this are matched without the search for a literal prefix. */
+const SHORT_TEXT = 2048;
+
 /**
  * Regular expressions with Go's RE2 syntax and semantics (`(?i)`, `(?P<name>…)`, `[[:alnum:]]`,
  * `\A`, `\z`; no lookaround, no backreferences) and RE2's linear-time guarantee: a hostile pattern
@@ -10,9 +13,6 @@ import { type GoPattern, GoSyntaxError, goPattern } from './syntax.js';
  * text's UTF-8 bytes; where RE2 C++ and Go differ (syntax, invalid UTF-8, FindAll's empty
  * matches), Go's answer is kept.
  */
-/** Texts shorter than this are matched without the search for a literal prefix. */
-const SHORT_TEXT = 2048;
-
 export class GoRegex {
   private finder: RE2 | undefined;
 
@@ -45,9 +45,10 @@ export class GoRegex {
   ): GoRegex | RegexSyntaxError {
     const checked = GoRegex.compile(source, options);
     if (checked instanceof RegexSyntaxError) return checked;
-    const anchored = GoRegex.compile(`\\A(?:${source})\\z`, options);
-    if (anchored instanceof RegexSyntaxError) return checked;
-    return new GoRegex(source, anchored.parsed, anchored.flags, anchored.tester, undefined);
+    // The checked pattern, whose \Q…\E is already literals, so the anchor after it stays an anchor.
+    const { parsed, flags } = checked;
+    const anchored = new RE2(`\\A(?:${parsed.pattern})\\z`, flags);
+    return new GoRegex(source, parsed, flags, anchored, undefined);
   }
 
   test(input: string): boolean {
