@@ -27,15 +27,12 @@ export class GoRegex {
   /** Compiles `source` or returns the reason it is not valid Go RE2 syntax. */
   static compile(source: string, options: { caseInsensitive?: boolean } = {}): GoRegex | RegexSyntaxError {
     const caseInsensitive = options.caseInsensitive === true;
-    const parsed = goPattern(source);
-    if (parsed instanceof GoSyntaxError) return new RegexSyntaxError(source, parsed.message);
-    const flags = caseInsensitive ? 'iu' : 'u';
-    try {
-      const tester = new RE2(parsed.pattern, flags);
-      return new GoRegex(source, parsed, flags, tester, requiredPrefix(source, caseInsensitive));
-    } catch (error) {
-      return new RegexSyntaxError(source, goReason(error instanceof Error ? error.message : String(error)));
-    }
+    return GoRegex.build(
+      source,
+      caseInsensitive,
+      (pattern) => pattern,
+      requiredPrefix(source, caseInsensitive),
+    );
   }
 
   /** Compiles a pattern that must match the whole input (anchored at both ends). */
@@ -43,12 +40,30 @@ export class GoRegex {
     source: string,
     options: { caseInsensitive?: boolean } = {},
   ): GoRegex | RegexSyntaxError {
-    const checked = GoRegex.compile(source, options);
-    if (checked instanceof RegexSyntaxError) return checked;
-    // The checked pattern, whose \Q…\E is already literals, so the anchor after it stays an anchor.
-    const { parsed, flags } = checked;
-    const anchored = new RE2(`\\A(?:${parsed.pattern})\\z`, flags);
-    return new GoRegex(source, parsed, flags, anchored, undefined);
+    const caseInsensitive = options.caseInsensitive === true;
+    // Around the checked pattern, whose \Q…\E is literals by then, so the end anchor stays an anchor.
+    const whole = GoRegex.build(source, caseInsensitive, (pattern) => `\\A(?:${pattern})\\z`, undefined);
+    if (whole instanceof GoRegex) return whole;
+    // The pattern's own error reads better than the anchored form's; never unanchored, though.
+    const plain = GoRegex.compile(source, options);
+    return plain instanceof RegexSyntaxError ? plain : whole;
+  }
+
+  private static build(
+    source: string,
+    caseInsensitive: boolean,
+    wrap: (pattern: string) => string,
+    prefix: Prefix | undefined,
+  ): GoRegex | RegexSyntaxError {
+    const parsed = goPattern(source);
+    if (parsed instanceof GoSyntaxError) return new RegexSyntaxError(source, parsed.message);
+    const flags = caseInsensitive ? 'iu' : 'u';
+    const wrapped = { ...parsed, pattern: wrap(parsed.pattern) };
+    try {
+      return new GoRegex(source, wrapped, flags, new RE2(wrapped.pattern, flags), prefix);
+    } catch (error) {
+      return new RegexSyntaxError(source, goReason(error instanceof Error ? error.message : String(error)));
+    }
   }
 
   test(input: string): boolean {
