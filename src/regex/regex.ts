@@ -68,11 +68,8 @@ export class GoRegex {
 
   test(input: string): boolean {
     if (this.source.includes('\\B')) return this.find(input) !== undefined;
-    // A short text goes as it is: the binding converts it (a lone surrogate to U+FFFD, as Go reads
-    // an invalid byte) for less than making a buffer costs.
-    if (input.length < SHORT_TEXT) return this.tester.test(input);
     const subject = subjectOf(input);
-    if (this.prefix === undefined) return this.tester.test(subject.bytes);
+    if (this.prefix === undefined || input.length < SHORT_TEXT) return this.tester.test(subject.bytes);
     const from = this.prefix.firstCandidate(subject);
     if (from < 0) return false;
     // Starting at the prefix spares RE2 the text already passed, unless it is too short to matter.

@@ -19,9 +19,15 @@ const CACHED_LENGTH = 2048;
 const CACHE_SIZE = 4;
 const recent: Subject[] = [];
 
+/** The last short text, apart: one host name tried against many secret patterns is converted once. */
+let lastShort: Subject | undefined;
+
 /** The bytes of `text`; the last few long texts are remembered, as every regex of a template reads the same part. */
 export function subjectOf(text: string): Subject {
-  if (text.length < CACHED_LENGTH) return convert(text);
+  if (text.length < CACHED_LENGTH) {
+    if (lastShort?.text !== text) lastShort = convert(text);
+    return lastShort;
+  }
   for (const subject of recent) if (subject.text === text) return subject;
   const subject = convert(text);
   recent.unshift(subject);
