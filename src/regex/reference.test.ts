@@ -134,6 +134,13 @@ describe('GoRegex against re2js (Go’s regexp)', () => {
         expect(regex.findAll(subject, 1)).toEqual(referenceFindAll(source, subject, 1));
         expect(regex.test(subject)).toBe(referenceFindAll(source, subject, 1).length > 0);
         expect(regex.groupCount).toBe(RE2JS.compile(source).groupCount());
+        const wellFormed = (subject as unknown as { toWellFormed(): string }).toWellFormed();
+        const folded = GoRegex.compile(source, { caseInsensitive: true }) as GoRegex;
+        expect(folded.test(subject)).toBe(
+          RE2JS.compile(source, RE2JS.CASE_INSENSITIVE).matcher(wellFormed).find(),
+        );
+        const whole = GoRegex.compileWhole(source) as GoRegex;
+        expect(whole.test(subject)).toBe(RE2JS.compile(source).matches(wellFormed));
       }),
       { numRuns: 3000 },
     );
