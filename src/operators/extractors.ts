@@ -1,11 +1,11 @@
 import { DslEvaluationError, type DslValue, toText } from '../dsl/index.js';
+import { GoRegex } from '../regex/index.js';
 import { compileEach, type ErrorAt, errorsAt, type OperatorError } from './errors.js';
 import { compileExpressions, expressionNames } from './expressions.js';
 import type { Value } from './go-json.js';
 import { JqQuery } from './jq.js';
 import type { Extractor } from './model.js';
 import { type Evaluation, partNames } from './parts.js';
-import { ScanRegex } from './scan.js';
 import { parseMarkup, XPathQuery } from './xpath.js';
 
 export interface CompiledExtractor {
@@ -82,8 +82,8 @@ function regexExtractor(
   errorAt: ErrorAt,
 ): Extract | OperatorError[] {
   const { values: regexes, errors } = compileEach(sources, 'regex', errorAt, (source, refuse) => {
-    const compiled = ScanRegex.compile(source);
-    return compiled instanceof ScanRegex ? compiled : refuse(compiled.message);
+    const compiled = GoRegex.compile(source);
+    return compiled instanceof GoRegex ? compiled : refuse(compiled.message);
   });
   if (!Number.isInteger(group) || group < 0)
     errors.unshift(errorAt('group', `must be a whole number 0 or more, not ${group}`));
@@ -94,7 +94,7 @@ function regexExtractor(
     for (const regex of regexes) {
       // A group the regex does not have extracts nothing; one that did not take part extracts "".
       if (group > regex.groupCount) continue;
-      for (const groups of regex.findAllGroups(corpus)) yield groups[group] ?? '';
+      for (const match of regex.findAll(corpus)) yield match.groups[group] ?? '';
     }
   };
 }

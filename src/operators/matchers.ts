@@ -1,9 +1,9 @@
 import type { DslValue, TemplateString } from '../dsl/index.js';
+import { GoRegex } from '../regex/index.js';
 import { compileEach, type ErrorAt, errorsAt, type OperatorError } from './errors.js';
 import { compileExpressions, compileWords, expressionNames, templateNames } from './expressions.js';
 import type { Condition, Matcher } from './model.js';
 import { type Evaluation, partNames } from './parts.js';
-import { ScanRegex } from './scan.js';
 import { parseMarkup, XPathQuery } from './xpath.js';
 
 /** Whether a matcher matched, and what it matched (words, regex matches) when it is not negative. */
@@ -202,8 +202,8 @@ function regexMatcher(
   errorAt: ErrorAt,
 ): MatchPart | OperatorError[] {
   const { values: regexes, errors } = compileEach(sources, 'regex', errorAt, (source, refuse) => {
-    const compiled = ScanRegex.compile(source);
-    return compiled instanceof ScanRegex ? compiled : refuse(compiled.message);
+    const compiled = GoRegex.compile(source);
+    return compiled instanceof GoRegex ? compiled : refuse(compiled.message);
   });
   if (errors.length > 0) return errors;
   const firstOnly = model.condition === 'or' && !model.matchAll;
@@ -211,7 +211,7 @@ function regexMatcher(
     const corpus = evaluation.text(model.part);
     if (corpus === undefined) return undefined;
     return collect(regexes, model, (regex) => {
-      const found = regex.findAllGroups(corpus, firstOnly ? 1 : -1).map((groups) => groups[0] ?? '');
+      const found = regex.findAll(corpus, firstOnly ? 1 : -1).map((match) => match.groups[0] ?? '');
       return found.length > 0 ? found : undefined;
     });
   };

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { bytesToText, ScopeView } from '../dsl/index.js';
 import { type HeaderList, isHeaderName } from '../http/index.js';
+import { rememberBytes } from '../regex/index.js';
 import type { Value } from './go-json.js';
 
 /**
@@ -147,7 +148,7 @@ class ResponseVariables extends ScopeView {
       case 'status_code':
         return response.status;
       case 'body':
-        return bytesToText(response.body);
+        return bodyText(response.body);
       case 'all_headers':
         return this.fixedValue('header');
       case 'header':
@@ -223,6 +224,13 @@ function cookieValueOf(raw: string): string | undefined {
 
 function isToken(text: string): boolean {
   return /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(text);
+}
+
+/** The body as text; its regexes match the received bytes, not a copy encoded from the text. */
+function bodyText(body: Uint8Array): string {
+  const text = bytesToText(body);
+  rememberBytes(text, body);
+  return text;
 }
 
 function contentLength(response: ReceivedResponse): number {

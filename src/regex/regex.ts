@@ -1,24 +1,38 @@
-import { RE2JS } from 're2js';
+import RE2 from 're2';
+import { type Prefix, requiredPrefix } from './prefix.js';
+import { charWidth, insideCharacter, nextCharacter, type Subject, subjectOf, unitOffset } from './subject.js';
+import { type GoPattern, GoSyntaxError, goPattern } from './syntax.js';
+
+/** Texts shorter than this are matched without the search for a literal prefix. */
+const SHORT_TEXT = 2048;
 
 /**
  * Regular expressions with Go's RE2 syntax and semantics (`(?i)`, `(?P<name>…)`, `[[:alnum:]]`,
  * `\A`, `\z`; no lookaround, no backreferences) and RE2's linear-time guarantee: a hostile pattern
- * or input cannot hang the scanner. Backed by re2js, a port of RE2.
+ * or input cannot hang the scanner. Backed by RE2 C++ through the `re2` binding, matching the
+ * text's UTF-8 bytes; where RE2 C++ and Go differ (syntax, invalid UTF-8, FindAll's empty
+ * matches), Go's answer is kept.
  */
 export class GoRegex {
+  private finder: RE2 | undefined;
+
   private constructor(
     readonly source: string,
-    private readonly compiled: RE2JS,
+    private readonly parsed: GoPattern,
+    private readonly flags: string,
+    private readonly tester: RE2,
+    private readonly prefix: Prefix | undefined,
   ) {}
 
-  /** Compiles `source` or returns the reason it is not valid RE2 syntax. */
+  /** Compiles `source` or returns the reason it is not valid Go RE2 syntax. */
   static compile(source: string, options: { caseInsensitive?: boolean } = {}): GoRegex | RegexSyntaxError {
-    try {
-      const flags = options.caseInsensitive === true ? RE2JS.CASE_INSENSITIVE : 0;
-      return new GoRegex(source, RE2JS.compile(source, flags));
-    } catch (error) {
-      return new RegexSyntaxError(source, error instanceof Error ? error.message : String(error));
-    }
+    const caseInsensitive = options.caseInsensitive === true;
+    return GoRegex.build(
+      source,
+      caseInsensitive,
+      (pattern) => pattern,
+      requiredPrefix(source, caseInsensitive),
+    );
   }
 
   /** Compiles a pattern that must match the whole input (anchored at both ends). */
@@ -26,20 +40,45 @@ export class GoRegex {
     source: string,
     options: { caseInsensitive?: boolean } = {},
   ): GoRegex | RegexSyntaxError {
-    const checked = GoRegex.compile(source, options);
-    if (checked instanceof RegexSyntaxError) return checked;
-    const anchored = GoRegex.compile(`\\A(?:${source})\\z`, options);
-    return anchored instanceof RegexSyntaxError ? checked : new GoRegex(source, anchored.compiled);
+    const caseInsensitive = options.caseInsensitive === true;
+    // Around the checked pattern, whose \Q…\E is literals by then, so the end anchor stays an anchor.
+    const whole = GoRegex.build(source, caseInsensitive, (pattern) => `\\A(?:${pattern})\\z`, undefined);
+    if (whole instanceof GoRegex) return whole;
+    // The pattern's own error reads better than the anchored form's; never unanchored, though.
+    const plain = GoRegex.compile(source, options);
+    return plain instanceof RegexSyntaxError ? plain : whole;
+  }
+
+  private static build(
+    source: string,
+    caseInsensitive: boolean,
+    wrap: (pattern: string) => string,
+    prefix: Prefix | undefined,
+  ): GoRegex | RegexSyntaxError {
+    const parsed = goPattern(source);
+    if (parsed instanceof GoSyntaxError) return new RegexSyntaxError(source, parsed.message);
+    const flags = caseInsensitive ? 'iu' : 'u';
+    const wrapped = { ...parsed, pattern: wrap(parsed.pattern) };
+    try {
+      return new GoRegex(source, wrapped, flags, new RE2(wrapped.pattern, flags), prefix);
+    } catch (error) {
+      return new RegexSyntaxError(source, goReason(error instanceof Error ? error.message : String(error)));
+    }
   }
 
   test(input: string): boolean {
-    return this.compiled.test(input);
+    if (this.source.includes('\\B')) return this.find(input) !== undefined;
+    const subject = subjectOf(input);
+    if (this.prefix === undefined || input.length < SHORT_TEXT) return this.tester.test(subject.bytes);
+    const from = this.prefix.firstCandidate(subject);
+    if (from < 0) return false;
+    // Starting at the prefix spares RE2 the text already passed, unless it is too short to matter.
+    return this.tester.test(from < SHORT_TEXT ? subject.bytes : subject.bytes.subarray(from));
   }
 
   /** The first match with its groups, as Go's FindStringSubmatch; undefined when none. */
   find(input: string): RegexMatch | undefined {
-    const matcher = this.compiled.matcher(input);
-    return matcher.find() ? snapshot(matcher) : undefined;
+    return this.findAll(input, 1)[0];
   }
 
   /**
@@ -47,27 +86,51 @@ export class GoRegex {
    * right after the previous match is skipped. `limit` < 0 means all.
    */
   findAll(input: string, limit = -1): RegexMatch[] {
+    const subject = subjectOf(input);
     const out: RegexMatch[] = [];
-    const matcher = this.compiled.matcher(input);
+    let position = this.prefix === undefined ? 0 : this.prefix.firstCandidate(subject);
+    if (position < 0) return out;
+    const finder = this.finderRegex();
+    const cursor = { byte: 0, unit: 0 };
     let previousEnd = -1;
-    while ((limit < 0 || out.length < limit) && matcher.find()) {
-      const start = matcher.start();
-      const end = matcher.end();
-      if (start === end && start === previousEnd) continue;
+    while ((limit < 0 || out.length < limit) && position <= subject.bytes.length) {
+      finder.lastIndex = position;
+      const found = finder.exec(subject.bytes) as unknown as IndexedMatch | null;
+      if (found === null) break;
+      const [start, end] = found.indices[0];
+      if (start === end && insideCharacter(subject, start)) {
+        // RE2 C++ tries every byte, Go every character: `\B` holds inside a multi-byte character.
+        position = nextCharacter(subject, start);
+        continue;
+      }
+      // Go steps over an empty match by one character, and skips one right after a match.
+      const accepted = !(end === position && start === previousEnd);
+      position = end === position ? position + charWidth(subject, position) : end;
       previousEnd = end;
-      out.push(snapshot(matcher));
+      if (accepted) out.push(matchOf(subject, found.indices, cursor));
     }
     return out;
   }
 
   get groupCount(): number {
-    return this.compiled.groupCount();
+    return this.parsed.groupCount;
   }
 
   /** Named groups (`(?P<name>…)` or `(?<name>…)`) and their indexes. */
   get namedGroups(): Readonly<Record<string, number>> {
-    return this.compiled.namedGroups();
+    return this.parsed.namedGroups;
   }
+
+  /** The regex that reports offsets and starts where told; made when first needed (most regexes only test). */
+  private finderRegex(): RE2 {
+    this.finder ??= new RE2(this.parsed.pattern, `gd${this.flags}`);
+    return this.finder;
+  }
+}
+
+/** What the binding returns with the `d` flag on bytes: byte offsets of every group. */
+interface IndexedMatch {
+  readonly indices: readonly ([number, number] | undefined)[] & { readonly 0: [number, number] };
 }
 
 export interface RegexMatch {
@@ -77,12 +140,45 @@ export interface RegexMatch {
   readonly groups: readonly (string | undefined)[];
 }
 
-type Re2Matcher = ReturnType<RE2JS['matcher']>;
+/**
+ * A match in string offsets, its groups cut from the original text. `cursor` is the last known pair
+ * of byte and string offsets, so a text with non-ASCII characters is counted once, not per match.
+ */
+function matchOf(
+  subject: Subject,
+  indices: IndexedMatch['indices'],
+  cursor: { byte: number; unit: number },
+): RegexMatch {
+  const [startByte, endByte] = indices[0];
+  const start = unitOffset(subject, startByte, cursor.byte, cursor.unit);
+  const unitAt = (byte: number): number => unitOffset(subject, byte, startByte, start);
+  const end = unitAt(endByte);
+  const groups = indices.map((pair) =>
+    pair === undefined ? undefined : subject.text.slice(unitAt(pair[0]), unitAt(pair[1])),
+  );
+  cursor.byte = startByte;
+  cursor.unit = start;
+  return { start, end, groups };
+}
 
-function snapshot(matcher: Re2Matcher): RegexMatch {
-  const groups: (string | undefined)[] = [];
-  for (let g = 0; g <= matcher.groupCount(); g++) groups.push(matcher.group(g) ?? undefined);
-  return { start: matcher.start(), end: matcher.end(), groups };
+/** RE2 C++'s words for a syntax error and Go's, which nuclei users know. */
+const GO_REASONS: Readonly<Record<string, string>> = {
+  'missing )': 'missing closing )',
+  'missing ]': 'missing closing ]',
+  'trailing \\': 'trailing backslash at end of expression',
+  'no argument for repetition operator': 'missing argument to repetition operator',
+  'invalid repetition size': 'invalid repeat count',
+  'bad repetition operator': 'invalid nested repetition operator',
+  'invalid perl operator': 'invalid or unsupported Perl syntax',
+  'invalid named capture group': 'invalid named capture',
+};
+
+/** `reason: part` of RE2 C++ as Go writes it: ``reason: `part` ``. */
+function goReason(re2Reason: string): string {
+  const colon = re2Reason.indexOf(': ');
+  if (colon < 0) return GO_REASONS[re2Reason] ?? re2Reason;
+  const reason = re2Reason.slice(0, colon);
+  return `${GO_REASONS[reason] ?? reason}: \`${re2Reason.slice(colon + 2)}\``;
 }
 
 export class RegexSyntaxError {

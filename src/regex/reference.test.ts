@@ -1,0 +1,196 @@
+/**
+ * The engine against re2js, a line-by-line port of Go's regexp, on random patterns of a small
+ * grammar and random texts with non-ASCII characters and bytes that are not UTF-8.
+ */
+import fc from 'fast-check';
+import { RE2JS } from 're2js';
+import { describe, expect, it } from 'vitest';
+import { GoRegex, type RegexMatch } from './regex.js';
+
+/**
+ * Go's FindAllStringSubmatchIndex through re2js. re2js reads a lone surrogate as a character of its
+ * own; Go reads an invalid byte as U+FFFD, so the reference runs on the text with U+FFFD in their
+ * place (one UTF-16 unit each) and cuts the groups from the original.
+ */
+function referenceFindAll(source: string, text: string, limit = -1): RegexMatch[] {
+  const wellFormed = (text as unknown as { toWellFormed(): string }).toWellFormed();
+  const matcher = RE2JS.compile(source).matcher(wellFormed);
+  const out: RegexMatch[] = [];
+  let previousEnd = -1;
+  while ((limit < 0 || out.length < limit) && matcher.find()) {
+    const start = matcher.start();
+    const end = matcher.end();
+    if (start === end && start === previousEnd) continue;
+    previousEnd = end;
+    const groups: (string | undefined)[] = [];
+    for (let g = 0; g <= matcher.groupCount(); g++) {
+      const from = matcher.start(g);
+      groups.push(from < 0 ? undefined : text.slice(from, matcher.end(g)));
+    }
+    out.push({ start, end, groups });
+  }
+  return out;
+}
+
+function compilesInGo(source: string): boolean {
+  try {
+    RE2JS.compile(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const atom = fc.constantFrom(
+  'a',
+  'b',
+  'k',
+  's',
+  'S',
+  'é',
+  'ü',
+  '😀',
+  ' ',
+  '.',
+  '\\.',
+  '\\x{FFFD}',
+  '[ab]',
+  '[^a]',
+  '[a-zé]',
+  '\\d',
+  '\\w',
+  '\\W',
+  '\\s',
+  '\\pL',
+  '\\PL',
+  '\\p{Greek}',
+  '[[:alpha:]]',
+  '\\b',
+  '\\B',
+  '^',
+  '$',
+  '\\A',
+  '\\z',
+  '\\Qa.\\E',
+);
+const quantifier = fc.constantFrom('', '', '', '*', '+', '?', '*?', '+?', '{1,2}', '{2}');
+const flags = fc.constantFrom('', '', '(?i)', '(?m)', '(?s)', '(?U)', '(?is)', '(?i)(?m)');
+const piece = fc.tuple(atom, quantifier).map(([a, q]) => a + q);
+const sequence = fc.array(piece, { minLength: 1, maxLength: 4 }).map((pieces) => pieces.join(''));
+const grouped = fc.oneof(
+  sequence,
+  sequence.map((s) => `(${s})`),
+  sequence.map((s) => `(?:${s})*`),
+  sequence.map((s) => `(?P<n>${s})`),
+  fc.tuple(sequence, sequence).map(([x, y]) => `${x}|${y}`),
+  fc.tuple(sequence, sequence).map(([x, y]) => `(${x})?(${y})`),
+);
+const pattern = fc
+  .tuple(flags, grouped, fc.array(grouped, { maxLength: 2 }))
+  .map(([f, g, rest]) => f + g + rest.join(''));
+const text = fc
+  .array(
+    fc.constantFrom(
+      'a',
+      'b',
+      'A',
+      'k',
+      'K',
+      '\u212a',
+      's',
+      'S',
+      '\u017f',
+      'é',
+      'É',
+      'ü',
+      'α',
+      'Ω',
+      '😀',
+      '1',
+      ' ',
+      '.',
+      '\n',
+      '\udcff',
+      '\udc80',
+      '\ufffd',
+    ),
+    { maxLength: 24 },
+  )
+  .map((chars) => chars.join(''));
+
+describe('GoRegex against re2js (Go’s regexp)', () => {
+  it('finds the same matches, groups and offsets on random patterns and texts', () => {
+    fc.assert(
+      fc.property(pattern, text, (source, subject) => {
+        const ours = GoRegex.compile(source);
+        if (!compilesInGo(source)) {
+          // Two groups named alike.
+          expect(ours).not.toBeInstanceOf(GoRegex);
+          return;
+        }
+        expect(ours).toBeInstanceOf(GoRegex);
+        const regex = ours as GoRegex;
+        expect(regex.findAll(subject)).toEqual(referenceFindAll(source, subject));
+        expect(regex.findAll(subject, 1)).toEqual(referenceFindAll(source, subject, 1));
+        expect(regex.test(subject)).toBe(referenceFindAll(source, subject, 1).length > 0);
+        expect(regex.groupCount).toBe(RE2JS.compile(source).groupCount());
+        const wellFormed = (subject as unknown as { toWellFormed(): string }).toWellFormed();
+        const folded = GoRegex.compile(source, { caseInsensitive: true }) as GoRegex;
+        expect(folded.test(subject)).toBe(
+          RE2JS.compile(source, RE2JS.CASE_INSENSITIVE).matcher(wellFormed).find(),
+        );
+        const whole = GoRegex.compileWhole(source) as GoRegex;
+        expect(whole.test(subject)).toBe(RE2JS.compile(source).matches(wellFormed));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('accepts and refuses the same patterns', () => {
+    const token = fc.constantFrom(
+      'a',
+      '(',
+      ')',
+      '[',
+      ']',
+      '\\',
+      '*',
+      '+',
+      '?',
+      '{2}',
+      '{,}',
+      '|',
+      '^',
+      '(?',
+      'P<',
+      '<',
+      '>',
+      'x',
+      '=',
+      '!',
+      ':',
+      'i',
+      '-',
+      'Q',
+      'E',
+      'C',
+      'p',
+      '{L}',
+      '{Greek}',
+      '{Letter}',
+      'u',
+      'z',
+      'd',
+      '1',
+      '/',
+      '[:alpha:]',
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 8 }), (tokens) => {
+        const source = tokens.join('');
+        expect(GoRegex.compile(source) instanceof GoRegex, source).toBe(compilesInGo(source));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
