@@ -7,8 +7,14 @@ function secondsArg(text: string): number {
   if (!/^\s*[-+]?\d+(\.\d+)?\s*$/.test(text)) {
     throw argumentError('wait_for', 'argument 1 must be a number of seconds');
   }
-  return Math.max(0, Math.trunc(Number(text)));
+  return Math.min(MAX_WAIT_SECONDS, Math.max(0, Math.trunc(Number(text))));
 }
+
+/**
+ * The longest `wait_for`: the wait holds the scan's only thread, which not even Ctrl-C interrupts,
+ * so a template cannot stop a scan for longer than this.
+ */
+const MAX_WAIT_SECONDS = 60;
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 

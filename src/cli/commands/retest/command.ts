@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
+import { groupHelp } from '../../shared/help-groups.js';
 import { dbOption, existingTeamOption, type FlagsOf } from '../../shared/options.js';
 import {
   addRequestOptions,
@@ -70,5 +71,5 @@ export type RetestFlags = FlagsOf<typeof defineRetest>;
 
 /** `keyhole retest VULN_ID… | --scan SCAN_ID`. */
 export const registerRetest: CommandRegistrar = (program, runs) => {
-  runs(defineRetest(program), async () => (await import('./retest.js')).retestCommand);
+  runs(groupHelp(defineRetest(program)), async () => (await import('./retest.js')).retestCommand);
 };

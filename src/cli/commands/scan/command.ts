@@ -1,5 +1,6 @@
 import { type Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
+import { groupHelp } from '../../shared/help-groups.js';
 import { collect, collectList, dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
 import {
   addRequestOptions,
@@ -187,5 +188,5 @@ function addSelectionOptions<Args extends unknown[], Opts extends OptionValues, 
 export type ScanFlags = FlagsOf<typeof defineScan>;
 
 export const registerScan: CommandRegistrar = (program, runs) => {
-  runs(defineScan(program), async () => (await import('./scan.js')).scanCommand);
+  runs(groupHelp(defineScan(program)), async () => (await import('./scan.js')).scanCommand);
 };

@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
+import { groupHelp } from '../../shared/help-groups.js';
 import { dbOption, type FlagsOf } from '../../shared/options.js';
 import { addRequestOptions, noRedactOption, silentOption } from '../../shared/request-options.js';
 
@@ -68,5 +69,5 @@ function defineWorker(program: Command) {
 export type WorkerFlags = FlagsOf<typeof defineWorker>;
 
 export const registerWorker: CommandRegistrar = (program, runs) => {
-  runs(defineWorker(program), async () => (await import('./worker.js')).workerCommand);
+  runs(groupHelp(defineWorker(program)), async () => (await import('./worker.js')).workerCommand);
 };
