@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { compareRates, type Report } from '../bench/report.js';
 import { HttpClient } from '../http/index.js';
@@ -14,6 +13,7 @@ import { chain, onTheWire, transportDispatch } from '../send/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
 import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
+import { startWorkerServer } from './testing/worker-server.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = 3;
@@ -61,19 +61,8 @@ async function corpusTemplates(): Promise<ParsedTemplate[]> {
   return templates;
 }
 
-async function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
-  const worker = new Worker(serverSource, { eval: true });
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return {
-    port,
-    stop: async () => {
-      worker.postMessage('stop');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
+function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
+  return startWorkerServer(serverSource);
 }
 
 async function autocannonRate(port: number): Promise<number> {

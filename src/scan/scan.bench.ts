@@ -15,7 +15,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
 import { runTemplate } from '../engine/index.js';
@@ -27,6 +26,7 @@ import { type ParsedTemplate, parseTemplate } from '../template/index.js';
 import { AuthLedger } from './auth-ledger.js';
 import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
+import { startWorkerServer } from './testing/worker-server.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = 3;
@@ -85,19 +85,8 @@ function parsed(text: string, file = 'bench.yaml'): ParsedTemplate {
   return result.template;
 }
 
-async function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
-  const worker = new Worker(serverSource, { eval: true });
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return {
-    port,
-    stop: async () => {
-      worker.postMessage('stop');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
+function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
+  return startWorkerServer(serverSource);
 }
 
 async function autocannonRate(port: number): Promise<number> {

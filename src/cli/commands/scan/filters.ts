@@ -2,27 +2,18 @@
 import { compileExpression, DslSyntaxError } from '../../../dsl/index.js';
 import { isSeverity, SEVERITIES, type Severity } from '../../../event/index.js';
 import { didYouMean } from '../../../source/index.js';
-import { PROTOCOL_TYPES } from '../../../template/index.js';
+import { PROTOCOL_TYPES, type TemplateFilter } from '../../../template/index.js';
 import { UserError } from '../../exit.js';
 import type { ScanFlags } from './command.js';
 
-/** The selection as given: paths still relative to where they are resolved. */
-export interface SelectionConfig {
+/**
+ * The selection as given: the filters' fields (`-pt` values are nuclei's protocol types), with
+ * `-tc` expressions still as text and paths still relative to where they are resolved.
+ */
+export interface SelectionConfig extends Omit<TemplateFilter, 'conditions'> {
   /** `--templates-dir` (or `-ud`), when given. */
   readonly templatesDir: string | undefined;
-  readonly tags: readonly string[];
-  readonly excludeTags: readonly string[];
-  readonly includeTags: readonly string[];
-  readonly authors: readonly string[];
-  readonly ids: readonly string[];
-  readonly excludeIds: readonly string[];
-  readonly severities: readonly Severity[];
-  readonly excludeSeverities: readonly Severity[];
-  /** `-pt`, every value one of nuclei's protocol types. */
-  readonly protocols: readonly string[];
   readonly conditions: readonly string[];
-  readonly includePaths: readonly string[];
-  readonly excludePaths: readonly string[];
   /** `-tl`, `-td`: print the selection and exit. */
   readonly show: 'list' | 'display' | undefined;
   readonly strict: boolean;
