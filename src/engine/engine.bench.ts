@@ -5,8 +5,8 @@
  * three rounds each; the median of the per-round ratios is reported. The server runs in a worker
  * thread so that it does not share an event loop with what is measured.
  */
-import { Worker } from 'node:worker_threads';
 import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
+import { startWorkerServer } from '../bench/worker-server.js';
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { transportDispatch } from '../send/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
@@ -101,19 +101,8 @@ function parsed(text: string): ParsedTemplate {
   return result.template;
 }
 
-async function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
-  const worker = new Worker(serverSource, { eval: true });
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return {
-    port,
-    stop: async () => {
-      worker.postMessage('stop');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
+function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
+  return startWorkerServer(serverSource);
 }
 
 function clientRate(client: HttpClient, port: number): Promise<number> {

@@ -7,10 +7,10 @@
  * and the median of the per-round ratios is reported, so that a burst of load from other processes
  * on the machine skews one round rather than the figure.
  */
-import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
+import { startWorkerServer } from '../bench/worker-server.js';
 import { HttpClient } from './client.js';
 import type { HttpRequest } from './message.js';
 
@@ -31,19 +31,8 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port
 parentPort.on('message', () => server.close(() => process.exit(0)));
 `;
 
-async function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
-  const worker = new Worker(serverSource, { eval: true });
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return {
-    port,
-    stop: async () => {
-      worker.postMessage('stop');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
+function startServer(): Promise<{ port: number; stop: () => Promise<void> }> {
+  return startWorkerServer(serverSource);
 }
 
 async function autocannonRate(port: number, connections: number): Promise<number> {

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { compareRates, type Report } from '../bench/report.js';
+import { startWorkerServer } from '../bench/worker-server.js';
 import { HttpClient } from '../http/index.js';
 import { chain, onTheWire, transportDispatch } from '../send/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
 import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
-import { startWorkerServer } from './testing/worker-server.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = 3;

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { type BenchSuite, compareRates, loopRate, type Report } from '../bench/report.js';
+import { startWorkerServer } from '../bench/worker-server.js';
 import { runTemplate } from '../engine/index.js';
 import { serializeEvent } from '../event/index.js';
 import { HttpClient, type HttpRequest } from '../http/index.js';
@@ -26,7 +27,6 @@ import { type ParsedTemplate, parseTemplate } from '../template/index.js';
 import { AuthLedger } from './auth-ledger.js';
 import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
-import { startWorkerServer } from './testing/worker-server.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const rounds = 3;

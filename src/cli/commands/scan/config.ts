@@ -145,15 +145,20 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
   };
 }
 
-/** A rescan runs what the stored scan ran: targets and templates given as well would be ignored. */
-function checkRescan(config: ScanConfig): void {
-  const given = [
+/** The flags given that choose targets or templates (a stored scan, rescanned or resumed, has its own). */
+function scanInputsGiven(config: ScanConfig): string[] {
+  return [
     config.targets.length > 0 ? '-u' : undefined,
     config.list === undefined ? undefined : '-l',
     config.assets.length > 0 ? '--asset' : undefined,
     config.templates.length > 0 ? '-t' : undefined,
     ...filtersGiven(config.selection),
   ].filter((flag) => flag !== undefined);
+}
+
+/** A rescan runs what the stored scan ran: targets and templates given as well would be ignored. */
+function checkRescan(config: ScanConfig): void {
+  const given = scanInputsGiven(config);
   if (given.length > 0) {
     throw new UserError(
       `--rescan runs the targets and templates of the stored scan; leave out ${given.join(', ')}`,
@@ -180,11 +185,7 @@ function sendingFlagsGiven(flags: GivenFlags): string[] {
 /** A resumed scan goes on as it was recorded: what would change it, or record elsewhere, is refused. */
 function checkResume(config: ScanConfig, flags: GivenFlags): void {
   const given = [
-    config.targets.length > 0 ? '-u' : undefined,
-    config.list === undefined ? undefined : '-l',
-    config.assets.length > 0 ? '--asset' : undefined,
-    config.templates.length > 0 ? '-t' : undefined,
-    ...filtersGiven(config.selection),
+    ...scanInputsGiven(config),
     config.rescan === undefined ? undefined : '--rescan',
     config.name === undefined ? undefined : '--name',
     flags.queue === true ? '--queue' : undefined,

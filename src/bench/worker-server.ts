@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * A server for the scan benchmarks, run in a worker thread from `source` (which posts its port,
- * and stops on a `'stop'` message), so that it answers beside the scan being measured.
+ * A server for the benchmarks, run in a worker thread from `source` (which posts its port,
+ * and stops on a `'stop'` message), so that it answers beside what is measured.
  */
 export async function startWorkerServer(
   source: string,
