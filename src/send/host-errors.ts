@@ -54,16 +54,16 @@ export class HostErrorBudget {
     this.skipped.clear();
   }
 
+  // Every request of a scan passes here: while no host has failed, nothing is looked up or keyed.
   readonly interceptor: Interceptor = (next) => (outgoing, options) => {
-    const host = hostOf(outgoing);
-    const reason = this.skipped.get(host);
+    const reason = this.skipped.size === 0 ? undefined : this.skipped.get(hostOf(outgoing));
     if (reason !== undefined) {
       this.notSent++;
       return Promise.reject(new HostSkipped(urlOf(outgoing), reason));
     }
     return next(outgoing, options).then(
       (sent) => {
-        this.failures.delete(host);
+        if (this.failures.size > 0) this.failures.delete(hostOf(outgoing));
         return sent;
       },
       (error: unknown) => {
@@ -72,7 +72,7 @@ export class HostErrorBudget {
           UNRESPONSIVE.has(error.kind) &&
           options.signal?.aborted !== true
         )
-          this.failed(host, error);
+          this.failed(hostOf(outgoing), error);
         throw error;
       },
     );
