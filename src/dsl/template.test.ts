@@ -97,8 +97,8 @@ describe('expression placeholders', () => {
   });
 
   it('report a nuclei helper this language does not implement, even where an unknown call would be text', () => {
-    const error = templateError('Authorization: Bearer {{generate_jwt(claims, "HS256", secret)}}');
-    expect(error.unsupportedFunction).toBe('generate_jwt');
+    const error = templateError('Authorization: Bearer {{llm_prompt(claims, "HS256", secret)}}');
+    expect(error.unsupportedFunction).toBe('llm_prompt');
     expect(error.offset).toBe(24);
     expect(templateError('x={{base64("{{llm_prompt(name)}}")}}').unsupportedFunction).toBe('llm_prompt');
   });

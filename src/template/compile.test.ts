@@ -259,7 +259,7 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
         'http:',
         '  - path: ["{{BaseURL}}"]',
         '    headers:',
-        '      Authorization: Bearer {{generate_jwt(c, "HS256")}}',
+        '      Authorization: Bearer {{llm_prompt(c)}}',
       ),
     );
     expect(result.status).toBe('unsupported');

@@ -15,6 +15,7 @@ import {
 import { bytesToText, textToBytes } from '../bytes.js';
 import { argumentError, DslEvaluationError } from '../errors.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
+import { crc32 } from './zip.js';
 
 const MAX_DECOMPRESSED = 10 * 1024 * 1024;
 
@@ -48,6 +49,38 @@ function gzipGo(input: Buffer): Buffer {
   return output;
 }
 
+const GZIP_FLAGS = { headerCrc: 0x02, extra: 0x04, name: 0x08, comment: 0x10 } as const;
+
+/**
+ * The modification time of gzip data (Unix seconds, 0 when unset), read from its header as Go's
+ * gzip.NewReader reads it: the whole header must be there and well formed, the data after it is not
+ * looked at.
+ */
+export function gzipMtime(data: Buffer): number {
+  const fail = (why: string) => argumentError('gzip_mtime', why);
+  if (data.length < 10 || data[0] !== 0x1f || data[1] !== 0x8b || data[2] !== 8) {
+    throw fail('the data is not gzip (gzip: invalid header)');
+  }
+  const flags = data[3] as number;
+  let at = 10;
+  if (flags & GZIP_FLAGS.extra) {
+    if (data.length < at + 2) throw fail('the gzip header is cut short');
+    at += 2 + data.readUInt16LE(at);
+  }
+  for (const field of [GZIP_FLAGS.name, GZIP_FLAGS.comment]) {
+    if (!(flags & field)) continue;
+    const end = data.indexOf(0, at);
+    if (end < 0) throw fail('the gzip header is cut short');
+    at = end + 1;
+  }
+  if (flags & GZIP_FLAGS.headerCrc) {
+    if (data.length < at + 2) throw fail('the gzip header is cut short');
+    if ((crc32(data.subarray(0, at)) & 0xffff) !== data.readUInt16LE(at)) throw fail('gzip: invalid header');
+  }
+  if (data.length < at) throw fail('the gzip header is cut short');
+  return data.readUInt32LE(4);
+}
+
 export const compressionFunctions: readonly HelperFunction[] = [
   fixed('gzip', 1, compress(gzipGo)),
   fixed('gzip_decode', 1, decompress('gzip_decode', gunzipSync)),
@@ -63,4 +96,5 @@ export const compressionFunctions: readonly HelperFunction[] = [
     compress((input) => deflateRawSync(input)),
   ),
   fixed('inflate', 1, decompress('inflate', inflateRawSync)),
+  fixed('gzip_mtime', 1, (args) => gzipMtime(textToBytes(textArg(args, 0)))),
 ];

@@ -7,13 +7,17 @@ import { compressionFunctions } from './compression.js';
 import { encodingFunctions } from './encoding.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
 import { jsonFunctions } from './json.js';
+import { jwtFunctions } from './jwt.js';
 import { networkFunctions } from './network.js';
 import { numberFunctions } from './numbers.js';
 import { randomFunctions } from './random.js';
+import { rsaFunctions } from './rsa.js';
 import { runtimeFunctions } from './runtime.js';
 import { stringFunctions } from './strings.js';
 import { timeFunctions } from './time.js';
+import { unpackFunctions } from './unpack.js';
 import { versionFunctions } from './versions.js';
+import { zipFunctions } from './zip.js';
 
 export { type CallContext, cachedRegex, type HelperFunction } from './helper.js';
 
@@ -39,6 +43,10 @@ const ALL: readonly HelperFunction[] = [
   ...checkFunctions,
   ...networkFunctions,
   ...runtimeFunctions,
+  ...jwtFunctions,
+  ...rsaFunctions,
+  ...zipFunctions,
+  ...unpackFunctions,
   ...nucleiFunctions,
 ];
 
@@ -62,14 +70,9 @@ const UNIMPLEMENTED_NUCLEI_FUNCTIONS = [
   'cookie_unsign',
   'generate_dotnet_gadget',
   'generate_java_gadget',
-  'generate_jwt',
-  'gzip_mtime',
   'llm_prompt',
   'public_ip',
   'resolve',
-  'rsa_encrypt',
-  'unpack',
-  'zip',
 ] as const;
 
 const unimplemented = new Map<string, string>();

@@ -3,9 +3,9 @@ import { argumentError } from '../errors.js';
 import { compareGoStrings } from '../go-strings.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-function parseJson(name: string, text: string): Json {
+export function parseJson(name: string, text: string): Json {
   try {
     return JSON.parse(text) as Json;
   } catch {
@@ -22,7 +22,8 @@ function minify(text: string): string {
   return marshal(value);
 }
 
-function marshal(value: Json): string {
+/** Go's json.Marshal of a value json.Unmarshal produced: object keys sorted, HTML escaped. */
+export function marshal(value: Json): string {
   if (value === null) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
