@@ -17,7 +17,7 @@ import {
   findFunction,
   functionNames,
   type HelperFunction,
-  unimplementedNucleiFunction,
+  unsupportedNucleiFunction,
 } from './functions/index.js';
 import { toInt64 } from './functions/numbers.js';
 import { compareGoStrings } from './go-strings.js';
@@ -218,13 +218,13 @@ class Compiler {
   }
 
   private unknownFunction(node: Extract<Node, { type: 'call' }>): never {
-    const unimplemented = unimplementedNucleiFunction(node.name);
-    if (unimplemented !== undefined) {
+    const unsupported = unsupportedNucleiFunction(node.name);
+    if (unsupported !== undefined) {
       this.fail(
         node.start,
-        `the helper function "${unimplemented}" is not supported yet`,
+        `the helper function "${unsupported.name}" is not supported: ${unsupported.reason}`,
         undefined,
-        unimplemented,
+        unsupported.name,
       );
     }
     const suggestion = closestName(node.name, functionNames);

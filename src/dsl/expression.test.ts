@@ -323,10 +323,12 @@ describe('syntax errors', () => {
     expect(error.suggestion).toBe('contains');
   });
 
-  it('name a nuclei helper this language does not implement yet, so that callers can say so', () => {
-    const error = syntaxError('status_code == 200 && resolve(body, ["a", "b"])');
-    expect(error.message).toBe('the helper function "resolve" is not supported yet');
-    expect(error.unsupportedFunction).toBe('resolve');
+  it('name a nuclei helper this language does not implement, and why, so that callers can say so', () => {
+    const error = syntaxError('status_code == 200 && public_ip(body, ["a", "b"])');
+    expect(error.message).toBe(
+      `the helper function "public_ip" is not supported: it asks a third-party web service for this machine's public address`,
+    );
+    expect(error.unsupportedFunction).toBe('public_ip');
     expect(error.offset).toBe(22);
     expect(syntaxError('llmprompt(body)').unsupportedFunction).toBe('llm_prompt');
   });

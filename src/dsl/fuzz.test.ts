@@ -21,10 +21,11 @@ const value: fc.Arbitrary<DslValue> = fc.oneof(
 );
 
 /**
- * Helpers that wait on the clock or on the network by design: `wait_for(60)` holds the thread a minute
- * and `jarm("host:1")` connects out. Their own tests (runtime.test.ts, jarm.test.ts) cover them.
+ * Helpers that wait on the clock or on the network by design: `wait_for(60)` holds the thread a minute,
+ * `jarm("host:1")` connects out and `resolve(x)` asks the system's name servers. Their own tests
+ * (runtime.test.ts, jarm.test.ts, resolve.test.ts) cover them.
  */
-const WAITING_HELPERS = new Set(['wait_for', 'jarm']);
+const WAITING_HELPERS = new Set(['wait_for', 'jarm', 'resolve']);
 const FUZZED_HELPERS = functionNames.filter((name) => !WAITING_HELPERS.has(name));
 
 const VARIABLES = ['body', 'header', 'status_code', 'content_type', 'version', 'a', 'b', 'x'];

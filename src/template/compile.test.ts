@@ -246,10 +246,10 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
           '    matchers:',
           '      - type: dsl',
           '        dsl:',
-          '          - status_code == 200 && resolve(body, ["a", "b"])',
+          '          - status_code == 200 && public_ip(body, ["a", "b"])',
         ),
       ),
-    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function resolve()']);
+    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function public_ip()']);
   });
 
   it('are never sent as written, even where an unknown call would be text', () => {

@@ -11,6 +11,7 @@ import { jwtFunctions } from './jwt.js';
 import { networkFunctions } from './network.js';
 import { numberFunctions } from './numbers.js';
 import { randomFunctions } from './random.js';
+import { resolveFunctions } from './resolve.js';
 import { rsaFunctions } from './rsa.js';
 import { runtimeFunctions } from './runtime.js';
 import { stringFunctions } from './strings.js';
@@ -46,6 +47,7 @@ const ALL: readonly HelperFunction[] = [
   ...jwtFunctions,
   ...rsaFunctions,
   ...zipFunctions,
+  ...resolveFunctions,
   ...unpackFunctions,
   ...nucleiFunctions,
 ];
@@ -62,28 +64,34 @@ export function findFunction(name: string): HelperFunction | undefined {
 }
 
 /**
- * nuclei's helper functions that keyhole does not implement yet (some need the network, an LLM or a
- * Java gadget chain). A template calling one is valid for nuclei, so it is reported as unsupported,
- * by name, instead of as an error or, worse, as text sent as written.
+ * nuclei's helper functions that keyhole does not implement, and why. A template calling one is
+ * valid for nuclei, so it is reported as unsupported, by name, instead of as an error or, worse, as
+ * text sent as written.
  */
-const UNIMPLEMENTED_NUCLEI_FUNCTIONS = [
-  'cookie_unsign',
-  'generate_dotnet_gadget',
-  'generate_java_gadget',
-  'llm_prompt',
-  'public_ip',
-  'resolve',
-] as const;
+const UNSUPPORTED_NUCLEI_FUNCTIONS: Readonly<Record<string, string>> = {
+  cookie_unsign:
+    "it brute-forces the cookie's signing key with a wordlist of leaked keys keyhole does not ship",
+  generate_dotnet_gadget: 'its payloads are prebuilt .NET serialized objects keyhole does not ship',
+  generate_java_gadget: 'its payloads are prebuilt Java serialized objects keyhole does not ship',
+  llm_prompt: 'it sends the prompt to an external LLM service',
+  public_ip: "it asks a third-party web service for this machine's public address",
+};
 
-const unimplemented = new Map<string, string>();
-for (const name of UNIMPLEMENTED_NUCLEI_FUNCTIONS) {
-  unimplemented.set(name, name);
-  unimplemented.set(name.replaceAll('_', ''), name);
+export interface UnsupportedFunction {
+  /** The canonical name (with underscores). */
+  readonly name: string;
+  readonly reason: string;
 }
 
-/** The canonical name of a nuclei helper keyhole does not implement, when `name` calls one. */
-export function unimplementedNucleiFunction(name: string): string | undefined {
-  return unimplemented.get(name);
+const unsupported = new Map<string, UnsupportedFunction>();
+for (const [name, reason] of Object.entries(UNSUPPORTED_NUCLEI_FUNCTIONS)) {
+  unsupported.set(name, { name, reason });
+  unsupported.set(name.replaceAll('_', ''), { name, reason });
+}
+
+/** The nuclei helper keyhole does not implement, when `name` calls one. */
+export function unsupportedNucleiFunction(name: string): UnsupportedFunction | undefined {
+  return unsupported.get(name);
 }
 
 /** Canonical names (with underscores), for suggestions and documentation. */
