@@ -43,7 +43,7 @@ function decompress(
 }
 
 /** Go's gzip.Writer header: no name, no time, OS 255 ("unknown"). */
-function gzipGo(input: Buffer): Buffer {
+export function gzipGo(input: Buffer): Buffer {
   const output = gzipSync(input);
   output[9] = 0xff;
   return output;

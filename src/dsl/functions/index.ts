@@ -6,6 +6,7 @@ import { checkFunctions } from './checks.js';
 import { compressionFunctions } from './compression.js';
 import { encodingFunctions } from './encoding.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
+import { javaGadgetFunctions } from './java-gadget.js';
 import { jsonFunctions } from './json.js';
 import { jwtFunctions } from './jwt.js';
 import { networkFunctions } from './network.js';
@@ -48,6 +49,7 @@ const ALL: readonly HelperFunction[] = [
   ...rsaFunctions,
   ...zipFunctions,
   ...resolveFunctions,
+  ...javaGadgetFunctions,
   ...unpackFunctions,
   ...nucleiFunctions,
 ];
@@ -72,7 +74,6 @@ const UNSUPPORTED_NUCLEI_FUNCTIONS: Readonly<Record<string, string>> = {
   cookie_unsign:
     "it brute-forces the cookie's signing key with a wordlist of leaked keys keyhole does not ship",
   generate_dotnet_gadget: 'its payloads are prebuilt .NET serialized objects keyhole does not ship',
-  generate_java_gadget: 'its payloads are prebuilt Java serialized objects keyhole does not ship',
   llm_prompt: 'it sends the prompt to an external LLM service',
   public_ip: "it asks a third-party web service for this machine's public address",
 };

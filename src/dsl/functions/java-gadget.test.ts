@@ -1,0 +1,129 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { DslEvaluationError, textToBytes } from '../index.js';
+import { evaluate } from '../testing/evaluate.js';
+import { encodeGadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
+import { modifiedUtf8 } from './java-serialization.js';
+
+const hasJava = (() => {
+  try {
+    execFileSync('java', ['-version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** A Java program that deserializes its standard input and describes what it read. */
+const READER = `
+import java.io.*;
+import java.util.*;
+
+public class Reader {
+  public static void main(String[] args) throws Exception {
+    Object read = new ObjectInputStream(new BufferedInputStream(System.in)).readObject();
+    System.out.println(read.getClass().getName());
+    for (Map.Entry<?, ?> entry : ((Map<?, ?>) read).entrySet()) {
+      java.net.URL url = (java.net.URL) entry.getKey();
+      // HashMap.readObject hashed the key (no hash was cached): URLStreamHandler.hashCode resolves the host
+      java.lang.reflect.Field hash = java.net.URL.class.getDeclaredField("hashCode");
+      hash.setAccessible(true);
+      boolean rehashed = hash.getInt(url) == new java.net.URL(url.toString()).hashCode();
+      String hashed = rehashed ? "hashed" : "not hashed";
+      System.out.println(url.getProtocol() + "|" + url.getHost() + "|" + url.getPort() + "|" + entry.getValue() + "|" + hashed);
+    }
+  }
+}
+`;
+
+function readWithJava(payload: Buffer): string {
+  const folder = mkdtempSync(join(tmpdir(), 'keyhole-java-'));
+  writeFileSync(join(folder, 'Reader.java'), READER);
+  const args = ['--add-opens', 'java.base/java.net=ALL-UNNAMED', join(folder, 'Reader.java')];
+  return execFileSync('java', args, { input: payload, timeout: 60_000 }).toString();
+}
+
+describe('generate_java_gadget', () => {
+  it.skipIf(!hasJava)(
+    'writes a dns (URLDNS) gadget that Java reads back as a HashMap keyed by the URL, hashing (resolving) it',
+    () => {
+      const url = 'http://127.0.0.1:8080/ping?x=1';
+      const payload = Buffer.from(
+        evaluate(`generate_java_gadget("dns", "${url}", "base64-raw")`) as string,
+        'base64',
+      );
+      expect(readWithJava(payload).trim().split('\n')).toEqual([
+        'java.util.HashMap',
+        `http|127.0.0.1|-1|${url}|hashed`,
+      ]);
+    },
+    90_000,
+  );
+
+  it.skipIf(!hasJava)(
+    'writes strings beyond ASCII in modified UTF-8 that Java reads back',
+    () => {
+      const url = 'https://exämple.test/\u{1F600}';
+      expect(
+        readWithJava(urlDnsGadget(url) as Buffer)
+          .trim()
+          .split('\n')[1],
+      ).toBe(`https|exämple.test|-1|${url}|hashed`);
+    },
+    90_000,
+  );
+
+  it('starts with the stream magic and the HashMap class descriptor', () => {
+    const payload = urlDnsGadget('http://example.test') as Buffer;
+    expect(payload.subarray(0, 4).toString('hex')).toBe('aced0005');
+    expect(payload[4]).toBe(0x73);
+    expect(payload.subarray(8, 25).toString()).toBe('java.util.HashMap');
+  });
+
+  it('encodes as nuclei does: base64 with + escaped by default, raw, hex, gzip, gzip-base64', () => {
+    const payload = Buffer.from([0xfb, 0xef, 0x00]);
+    expect(encodeGadget(payload, 'base64')).toBe('%2B%2B8A');
+    expect(encodeGadget(payload, '')).toBe('%2B%2B8A');
+    expect(encodeGadget(payload, 'base64-raw')).toBe('++8A');
+    expect(encodeGadget(payload, 'hex')).toBe('fbef00');
+    expect([...textToBytes(encodeGadget(payload, 'raw'))]).toEqual([0xfb, 0xef, 0x00]);
+    expect([...gunzipSync(textToBytes(encodeGadget(payload, 'gzip')))]).toEqual([0xfb, 0xef, 0x00]);
+    const gzipBase64 = encodeGadget(payload, 'gzip-base64').replaceAll('%2B', '+');
+    expect([...gunzipSync(Buffer.from(gzipBase64, 'base64'))]).toEqual([0xfb, 0xef, 0x00]);
+  });
+
+  it('reads the scheme and host of a URL as Go does', () => {
+    expect(schemeAndHost('HTTP://user@Host.test:8080/x')).toEqual({ scheme: 'http', host: 'Host.test' });
+    expect(schemeAndHost('http://[::1]:80/')).toEqual({ scheme: 'http', host: '::1' });
+    expect(schemeAndHost('example.test')).toEqual({ scheme: '', host: '' });
+    expect(schemeAndHost('http://a\nb')).toBeUndefined();
+  });
+
+  it('gives empty text for a gadget nuclei does not know, and refuses by name those it cannot build', () => {
+    expect(evaluate('generate_java_gadget("nope", "http://x.test", "base64")')).toBe('');
+    try {
+      evaluate('generate_java_gadget("commons-collections3.1", "id", "base64")');
+      throw new Error('expected a failure');
+    } catch (error) {
+      expect(error).toBeInstanceOf(DslEvaluationError);
+      expect((error as Error).message).toMatch(/"commons-collections3\.1" gadget is not supported/);
+    }
+  });
+
+  it('writes a URL longer than 65535 bytes as a long string', () => {
+    const url = `http://example.test/${'a'.repeat(70_000)}`;
+    const payload = urlDnsGadget(url) as Buffer;
+    const at = payload.length - 1 - url.length - 9;
+    expect(payload[at]).toBe(0x7c);
+    expect(payload.readBigInt64BE(at + 1)).toBe(BigInt(url.length));
+  });
+
+  it('encodes NUL and characters beyond the BMP in modified UTF-8', () => {
+    expect(modifiedUtf8('a\u0000é')).toEqual([0x61, 0xc0, 0x80, 0xc3, 0xa9]);
+    expect(modifiedUtf8('\u{1F600}')).toEqual([0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80]);
+  });
+});
