@@ -4,11 +4,10 @@
  * version, ALPN and extension list, and those reduced to 62 hex characters (30 of cipher index and
  * version per probe, then 32 of a SHA-256 over the ALPNs and extensions).
  *
- * Expressions are evaluated synchronously, so the probes run on a worker thread while the calling
- * thread waits for their result, as nuclei's goroutine waits for its network calls.
+ * The probes run on a worker thread while the expression waits for them (see blocking.ts).
  */
 import { createHash } from 'node:crypto';
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { runBlocking } from './blocking.js';
 
 /** The hash of a server that answered no probe. */
 export const ZERO_JARM = '0'.repeat(62);
@@ -232,16 +231,19 @@ export function jarmHash(answers: readonly string[]): string {
 const ANSWER_BYTES = 1484;
 
 /**
- * Runs on the worker thread, given `net`: sends each probe on a connection of its own and gives
- * back what each answer says. Written without references outside itself, since only its text
- * reaches the worker.
+ * Runs on the worker thread: sends each probe on a connection of its own and gives back what each
+ * answer says. Written without references outside itself, since only its text reaches the worker.
  */
 async function probeAll(
-  net: typeof import('node:net'),
-  target: { host: string; port: number; timeoutMs: number },
-  hellos: readonly Uint8Array[],
-  answerBytes: number,
+  input: {
+    readonly target: { host: string; port: number; timeoutMs: number };
+    readonly hellos: readonly Uint8Array[];
+    readonly answerBytes: number;
+  },
+  require: NodeJS.Require,
 ): Promise<Uint8Array[]> {
+  const net = require('node:net') as typeof import('node:net');
+  const { target, hellos, answerBytes } = input;
   const ask = (hello: Uint8Array) =>
     new Promise<Uint8Array>((resolve) => {
       const chunks: Buffer[] = [];
@@ -269,35 +271,12 @@ async function probeAll(
   return answers;
 }
 
-const WORKER_SOURCE = `
-const __name = (f) => f;
-const { workerData } = require('node:worker_threads');
-const net = require('node:net');
-const probeAll = ${probeAll.toString()};
-const { port, signal, target, hellos, answerBytes } = workerData;
-probeAll(net, target, hellos, answerBytes).then(
-  (answers) => port.postMessage({ answers }),
-  (error) => port.postMessage({ error: String(error) }),
-).finally(() => {
-  Atomics.store(signal, 0, 1);
-  Atomics.notify(signal, 0);
-});
-`;
-
 /** `jarm("host:port")`: the server's JARM hash (the zero hash when nothing answers a probe). */
 export function jarm(host: string, port: number, timeoutMs = 10_000): string {
   const hellos = PROBES.map((spec) => clientHello(spec, host));
-  const signal = new Int32Array(new SharedArrayBuffer(4));
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { port: port2, signal, target: { host, port, timeoutMs }, hellos, answerBytes: ANSWER_BYTES },
-    transferList: [port2],
-  });
+  const input = { target: { host, port, timeoutMs }, hellos, answerBytes: ANSWER_BYTES };
   // every probe may take its whole timeout, and the worker a moment to start
-  Atomics.wait(signal, 0, 0, timeoutMs * PROBES.length + 5_000);
-  const message = receiveMessageOnPort(port1)?.message as { answers?: Uint8Array[] } | undefined;
-  void worker.terminate();
-  port1.close();
-  return jarmHash((message?.answers ?? []).map((answer) => readServerHello(answer)));
+  const outcome = runBlocking(probeAll, input, timeoutMs * PROBES.length + 5_000);
+  const answers = outcome.kind === 'done' ? outcome.value : [];
+  return jarmHash(answers.map((answer) => readServerHello(answer)));
 }
