@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DslEvaluationError, textToBytes } from '../index.js';
 import { evaluate } from '../testing/evaluate.js';
-import { encodeGadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
+import { commonsCollections31Gadget, encodeGadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
 import { modifiedUtf8 } from './java-serialization.js';
 
 const hasJava = (() => {
@@ -39,6 +39,26 @@ public class Reader {
   }
 }
 `;
+
+/** commons-collections 3.2.2 as Debian's libcommons-collections3-java installs it. */
+const COMMONS_COLLECTIONS_JAR = '/usr/share/java/commons-collections3.jar';
+
+/** Deserializes `payload` in a JVM that has commons-collections, its unsafe functors allowed. */
+function deserializeWithCommonsCollections(payload: Buffer): string {
+  const folder = mkdtempSync(join(tmpdir(), 'keyhole-java-'));
+  const source = join(folder, 'Read.java');
+  writeFileSync(
+    source,
+    'public class Read { public static void main(String[] a) throws Exception {\n' +
+      '  Object read = new java.io.ObjectInputStream(System.in).readObject();\n' +
+      '  System.out.println(read.getClass().getName());\n' +
+      '  Thread.sleep(300);\n' +
+      '}}\n',
+  );
+  const unsafe = '-Dorg.apache.commons.collections.enableUnsafeSerialization=true';
+  const args = [unsafe, '-cp', COMMONS_COLLECTIONS_JAR, source];
+  return execFileSync('java', args, { input: payload, timeout: 60_000 }).toString();
+}
 
 function readWithJava(payload: Buffer): string {
   const folder = mkdtempSync(join(tmpdir(), 'keyhole-java-'));
@@ -77,6 +97,32 @@ describe('generate_java_gadget', () => {
     90_000,
   );
 
+  it.skipIf(!hasJava || !existsSync(COMMONS_COLLECTIONS_JAR))(
+    'writes a commons-collections3.1 gadget whose deserialization runs the command',
+    async () => {
+      const marker = join(mkdtempSync(join(tmpdir(), 'keyhole-gadget-')), 'ran');
+      const encoded = evaluate(
+        `generate_java_gadget("commons-collections3.1", "touch ${marker}", "base64-raw")`,
+      );
+      expect(existsSync(marker)).toBe(false);
+      const read = deserializeWithCommonsCollections(Buffer.from(encoded as string, 'base64'));
+      expect(read.trim()).toBe('java.util.HashSet');
+      for (let waited = 0; !existsSync(marker) && waited < 5_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(existsSync(marker)).toBe(true);
+    },
+    90_000,
+  );
+
+  it('writes the command of a commons-collections3.1 gadget whole, however long', () => {
+    const command = `echo ${'x'.repeat(300)}`;
+    const payload = commonsCollections31Gadget(command);
+    const at = payload.indexOf(Buffer.from(command));
+    expect(payload[at - 3]).toBe(0x74);
+    expect(payload.readUInt16BE(at - 2)).toBe(command.length);
+  });
+
   it('starts with the stream magic and the HashMap class descriptor', () => {
     const payload = urlDnsGadget('http://example.test') as Buffer;
     expect(payload.subarray(0, 4).toString('hex')).toBe('aced0005');
@@ -106,11 +152,11 @@ describe('generate_java_gadget', () => {
   it('gives empty text for a gadget nuclei does not know, and refuses by name those it cannot build', () => {
     expect(evaluate('generate_java_gadget("nope", "http://x.test", "base64")')).toBe('');
     try {
-      evaluate('generate_java_gadget("commons-collections3.1", "id", "base64")');
+      evaluate('generate_java_gadget("jdk7u21", "id", "base64")');
       throw new Error('expected a failure');
     } catch (error) {
       expect(error).toBeInstanceOf(DslEvaluationError);
-      expect((error as Error).message).toMatch(/"commons-collections3\.1" gadget is not supported/);
+      expect((error as Error).message).toMatch(/"jdk7u21" gadget is not supported/);
     }
   });
 

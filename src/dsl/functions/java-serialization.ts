@@ -13,6 +13,8 @@ const TC_REFERENCE = 0x71;
 const TC_CLASSDESC = 0x72;
 const TC_OBJECT = 0x73;
 const TC_STRING = 0x74;
+const TC_ARRAY = 0x75;
+const TC_CLASS = 0x76;
 const TC_BLOCKDATA = 0x77;
 const TC_ENDBLOCKDATA = 0x78;
 const TC_LONGSTRING = 0x7c;
@@ -149,6 +151,22 @@ export class JavaObjectStream {
   object(descriptor: ClassDescriptor): this {
     this.u8(TC_OBJECT).classDescriptor(descriptor);
     this.newHandle();
+    return this;
+  }
+
+  /** A java.lang.Class object: the class's descriptor. */
+  classObject(descriptor: ClassDescriptor): this {
+    this.u8(TC_CLASS).classDescriptor(descriptor);
+    this.newHandle();
+    return this;
+  }
+
+  /** An array of objects: its class (`[Ljava.lang.Object;`), its length, then each element. */
+  array(descriptor: ClassDescriptor, elements: readonly ((stream: this) => void)[]): this {
+    this.u8(TC_ARRAY).classDescriptor(descriptor);
+    this.newHandle();
+    this.i32(elements.length);
+    for (const write of elements) write(this);
     return this;
   }
 
