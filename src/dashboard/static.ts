@@ -18,7 +18,8 @@ h1 { font-size: 1.4rem; margin: .2rem 0 1rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .6rem; }
 a { color: var(--accent); }
 table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line); }
-th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; word-break: break-word; }
+th { white-space: nowrap; }
 th { background: #eef1f5; font-weight: 600; font-size: .85rem; color: var(--muted); }
 form.filters { display: flex; flex-wrap: wrap; gap: .6rem; align-items: end; margin: 0 0 1rem; }
 form.filters label { display: flex; flex-direction: column; font-size: .8rem; color: var(--muted); gap: .15rem; }
@@ -27,10 +28,10 @@ button { background: var(--accent); color: #fff; border-color: var(--accent); cu
 button.quiet { background: transparent; color: #e5e7eb; border-color: #4b5563; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 .muted { color: var(--muted); }
-.badge { display: inline-block; padding: 0 .45rem; border-radius: 999px; font-size: .8rem; font-weight: 600; color: #fff; background: var(--unknown); }
+.badge { display: inline-block; white-space: nowrap; padding: 0 .45rem; border-radius: 999px; font-size: .8rem; font-weight: 600; color: #fff; background: var(--unknown); }
 .sev-critical { background: var(--critical); } .sev-high { background: var(--high); } .sev-medium { background: var(--medium); }
 .sev-low { background: var(--low); color: #1d2330; } .sev-info { background: var(--info); } .sev-unknown { background: var(--unknown); }
-.status { font-size: .8rem; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; }
+.status { white-space: nowrap; font-size: .8rem; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; }
 svg.chart rect.critical { fill: var(--critical); } svg.chart rect.high { fill: var(--high); } svg.chart rect.medium { fill: var(--medium); }
 svg.chart rect.low { fill: var(--low); } svg.chart rect.info { fill: var(--info); } svg.chart rect.unknown { fill: var(--unknown); }
 svg.chart text { font-size: 12px; fill: var(--fg); }
