@@ -132,7 +132,35 @@ async function demo(app, secrets, scratch) {
   ]) {
     console.log(dim(`  ${command}${what === '' ? '' : `   # ${what}`}`));
   }
+  return showDashboard(cli);
+}
+
+/** The last step: a key for the dashboard, and where to open it once `keyhole serve` runs. */
+async function showDashboard(cli) {
+  const key = await captured(['keys', 'create', '--name', 'demo dashboard']);
+  if (key === undefined) return fail('keyhole keys create failed');
+  console.log();
+  console.log(bold('3. The dashboard: start the server, open it in a browser and sign in with the key'));
+  console.log(`  ${cli} serve`);
+  console.log(`  ${green('http://127.0.0.1:8080/')}   API key: ${key}`);
+  console.log(dim('  (the key is shown once; `keys revoke` ends it. The demo scan is the one named "demo")'));
   return 0;
+}
+
+/** Runs keyhole and resolves to what it printed on stdout, trimmed (undefined when it failed). */
+function captured(args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [KEYHOLE, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.on('error', () => resolve(undefined));
+    child.on('close', (status) => resolve(status === 0 ? out.trim() : undefined));
+  });
 }
 
 function fail(message) {

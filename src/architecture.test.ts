@@ -24,7 +24,7 @@ function sourceFiles(dir: string): string[] {
     const path = join(dir, entry.name);
     if (entry.isDirectory())
       return entry.name === 'testing' || path === join(SRC, 'bench') ? [] : sourceFiles(path);
-    const shipped = entry.name.endsWith('.ts') && !/\.(test|bench)\.ts$/.test(entry.name);
+    const shipped = /\.tsx?$/.test(entry.name) && !/\.(test|bench)\.tsx?$/.test(entry.name);
     return shipped ? [path] : [];
   });
 }

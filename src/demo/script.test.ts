@@ -78,10 +78,15 @@ describe('npm run demo', () => {
       for await (const finding of store.findings.allOfScan(scans[0]?.id ?? '')) stored.push(finding);
       expect(stored).toHaveLength(5);
       expect(SECRETS.filter((secret) => JSON.stringify(stored).includes(secret))).toEqual([]);
+      // It ends with the dashboard's address and a key of the demo scan's team to sign in with.
+      expect(stdout).toContain('http://127.0.0.1:8080/');
+      const key = /API key: (kh_\S+)/.exec(stdout)?.[1] ?? '';
+      expect(await store.keys.authenticate(key)).toMatchObject({ teamId: team?.id });
     } finally {
       await store.close();
     }
-  });
+    // Four keyhole processes one after another: on a busy machine that takes more than the default 30 s.
+  }, 120_000);
 
   it('refuses a base port it cannot use, with its usage', async () => {
     const { code, stderr } = await runDemo(['--base-port', 'seven'], {});

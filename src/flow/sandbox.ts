@@ -49,9 +49,13 @@ export interface FlowLimits {
 export const MIN_FLOW_MEMORY_BYTES = 24 * 1024 * 1024;
 const WASM_PAGE = 64 * 1024;
 const INITIAL_PAGES = (16 * 1024 * 1024) / WASM_PAGE;
-/** `WebAssembly.Memory` (the Node 20 typings do not declare WebAssembly). */
-const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (d: object) => unknown } })
-  .WebAssembly.Memory;
+/**
+ * `WebAssembly.Memory`: the Node 20 typings do not declare its constructor's value, only the DOM
+ * library does (which the dashboard's JSX typings load), so it is typed here from the global.
+ */
+const WasmMemory = (
+  globalThis as unknown as { WebAssembly: { Memory: new (d: object) => WebAssembly.Memory } }
+).WebAssembly.Memory;
 
 export const DEFAULT_FLOW_LIMITS: FlowLimits = {
   cpuMs: 2_000,

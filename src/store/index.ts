@@ -1,3 +1,14 @@
+export {
+  COMPARISONS,
+  type Comparison,
+  FINDING_SORTS,
+  type FindingCursor,
+  type FindingFilter,
+  type FindingPage,
+  type FindingSort,
+  type FindingSummary,
+  SEVERITY_RANK,
+} from './browse.js';
 export type { ChunkClaim, ChunkInput, ClaimScope } from './chunks.js';
 export { isStoreUnavailable, StoreMissingError, StoreRequestError } from './errors.js';
 export { isId, newId } from './id.js';

@@ -15,6 +15,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008_scan_status_buckets': { up: scanStatusBuckets },
   '0009_scan_name_search': { up: scanNameSearch },
   '0010_scan_runs_done': { up: scanRunsDone },
+  '0014_dashboard_finding_indexes': { up: dashboardFindingIndexes },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -452,4 +453,21 @@ async function scanRunsDone(db: Kysely<any>): Promise<void> {
     .addColumn('target', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_run_done_pk', ['scan_id', 'template_id', 'target'])
     .execute();
+}
+
+/**
+ * The dashboard's findings table filters a scan's findings by severity, status, host or template
+ * and pages through them in that order: each of these indexes walks one such page.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function dashboardFindingIndexes(db: Kysely<any>): Promise<void> {
+  const indexes = {
+    finding_scan_severity: 'severity',
+    finding_scan_status: 'vuln_status',
+    finding_scan_target: 'target',
+    finding_scan_template: 'template_id',
+  };
+  for (const [name, column] of Object.entries(indexes)) {
+    await db.schema.createIndex(name).on('finding').columns(['scan_id', column, 'id']).execute();
+  }
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { AssetLists } from './assets.js';
+import { FindingBrowser } from './browse.js';
 import { ChangeListener } from './change-listener.js';
 import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
@@ -35,6 +36,8 @@ export class Store {
   readonly assets: AssetLists;
   readonly scans: Scans;
   readonly findings: Findings;
+  /** Pages of a scan's findings, filtered and sorted, and comparisons of two scans (the dashboard's tables). */
+  readonly browse: FindingBrowser;
   readonly retests: Retests;
   /** The chunks of queued scans (PostgreSQL only). */
   readonly chunks: ScanChunks;
@@ -53,6 +56,7 @@ export class Store {
     this.assets = new AssetLists(connection);
     this.scans = new Scans(connection);
     this.findings = new Findings(connection);
+    this.browse = new FindingBrowser(connection);
     this.retests = new Retests(connection);
     this.chunks = new ScanChunks(connection);
     this.authentication = new ScanAuth(connection);

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { buildApi } from '../../../api/index.js';
+import { dashboard } from '../../../dashboard/index.js';
 import { describeLocation } from '../../../store/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
@@ -12,6 +13,7 @@ export async function serve(options: ServeFlags, io: CliIo): Promise<number> {
   await withStore(io, options.db, { create: false }, async (store) => {
     const logger = pino({ level: options.logLevel }, { write: (line: string) => io.stdout.write(line) });
     const app = await buildApi({ store, logger, rateLimit: options.rateLimit, cache: options.cache });
+    await app.register(dashboard, { store });
     try {
       await app.listen({ host: options.host, port: options.port });
     } catch (error) {

@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+/**
+ * `npm run screenshots`: docs/dashboard/*.png, one per dashboard page, taken by Debian's Chromium
+ * (playwright-core, /usr/bin/chromium) over the demo's data: the demo app on its default ports
+ * (27801-27805), scanned with examples/secrets.yaml into a scratch store, once over all five areas
+ * and once over four, plus an asset list. Run it after `npm run build` (which the script does).
+ */
+import { spawn } from 'node:child_process';
+import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { buildApi } from '../dist/api/index.js';
+import { dashboard } from '../dist/dashboard/index.js';
+import { openStore } from '../dist/store/index.js';
+import { AREAS, DEFAULT_PORTS, start } from './demo-app/server.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const KEYHOLE = join(ROOT, 'dist/cli/main.js');
+const OUT = join(ROOT, 'docs/dashboard');
+const CHROMIUM = process.env.KEYHOLE_CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+async function main() {
+  const scratch = await mkdtemp(join(tmpdir(), 'keyhole-screenshots-'));
+  const db = join(scratch, 'keyhole.db');
+  const app = await start({ ports: DEFAULT_PORTS });
+  try {
+    // The templates and the secret file are copied first, so the paths the scans store are neutral.
+    await cp(join(ROOT, 'examples/templates'), join(scratch, 'templates'), { recursive: true });
+    await cp(join(ROOT, 'examples/secrets.yaml'), join(scratch, 'secrets.yaml'));
+    await chmod(join(scratch, 'secrets.yaml'), 0o600);
+    const urls = AREAS.map((area) => app.urls[area.key]);
+    const scan = (name, targets) =>
+      keyhole([
+        'scan',
+        '-sf',
+        join(scratch, 'secrets.yaml'),
+        '-t',
+        join(scratch, 'templates/demo'),
+        '--name',
+        name,
+        '--db',
+        db,
+        '-silent',
+        ...targets.flatMap((u) => ['-u', u]),
+      ]);
+    await scan('demo', urls);
+    await scan('demo, four areas', urls.slice(0, 4));
+    await writeFile(join(scratch, 'areas.txt'), `${urls.join('\n')}\n`);
+    await keyhole(['assets', 'upload', join(scratch, 'areas.txt'), '--name', 'demo areas', '--db', db]);
+    const key = (await keyhole(['keys', 'create', '--name', 'screenshots', '--db', db])).trim();
+    await shoot(db, key);
+  } finally {
+    await app.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function shoot(db, key) {
+  const store = await openStore({ engine: 'sqlite', path: db, isDefault: false });
+  const server = await buildApi({ store, rateLimit: 0 });
+  await server.register(dashboard, { store });
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${server.server.address().port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await mkdir(OUT, { recursive: true });
+    const snap = async (name) => {
+      await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+      console.log(`docs/dashboard/${name}.png`);
+    };
+    await page.goto(`${base}/sign-in`);
+    await snap('sign-in');
+    await page.fill('input[name=key]', key);
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/scans$/);
+    await snap('scans');
+    await page.click('text=/^demo$/');
+    await page.waitForSelector('svg.chart');
+    await snap('scan');
+    await page.locator('tr[data-finding] a').first().click();
+    await page.waitForURL(/\/findings\//);
+    await snap('finding');
+    const [later, earlier] = (
+      await store.scans.list((await store.teams.byName('default')).id, { offset: 0, limit: 2 })
+    ).map((s) => s.id);
+    await page.goto(`${base}/compare?base=${earlier}&head=${later}&kind=fixed`);
+    await snap('compare');
+    await page.goto(`${base}/assets`);
+    await snap('assets');
+  } finally {
+    await browser.close();
+    await server.close();
+    await store.close();
+  }
+}
+
+/** Runs keyhole; resolves to its stdout, rejects when it fails. */
+function keyhole(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [KEYHOLE, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`keyhole ${args[0]} exited with ${code}`)),
+    );
+  });
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`error: ${error.message}`);
+  process.exitCode = 1;
+}

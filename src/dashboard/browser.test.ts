@@ -1,0 +1,218 @@
+/**
+ * The dashboard in a real browser (Debian's Chromium through playwright-core): what a person does,
+ * and that nothing a target, a template or an imported file put in a finding runs as script.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Scan } from '../store/index.js';
+import { sqliteTestDatabase } from '../store/testing/databases.js';
+import { chromiumMissing, launchChromium } from './testing/chromium.js';
+import { resultEvent, type ServedDashboard, serveDashboard, uploadedScan } from './testing/serve.js';
+
+const missing = chromiumMissing();
+if (missing !== undefined) console.warn(`skipping the dashboard's browser tests: ${missing}`);
+
+/** Each payload records that it ran, in a page-level flag, and opens a dialog. */
+const PAYLOADS = {
+  script: '<script>window.__ran=(window.__ran||0)+1;alert("script")</script>',
+  img: '<img src=x onerror="window.__ran=(window.__ran||0)+1;alert(\'img\')">',
+  svg: '<svg onload="window.__ran=1;alert(\'svg\')"></svg>',
+  link: 'javascript:window.__ran=1;alert("link")',
+};
+const HOSTILE = Object.values(PAYLOADS).join(' ');
+
+describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
+  let served: ServedDashboard;
+  let browser: Browser;
+  let key: string;
+  let first: Scan;
+  let second: Scan;
+  let hostile: Scan;
+  let running: Scan;
+
+  beforeAll(async () => {
+    served = await serveDashboard(await sqliteTestDatabase());
+    const { store } = served;
+    const team = await store.teams.ensure('default');
+    key = (await store.keys.create({ teamId: team.id, name: 'browser' })).secret;
+    const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
+    const events = Array.from({ length: 40 }, (_, n) =>
+      resultEvent(n, {
+        info: { ...resultEvent(n).info, name: `Exposure ${n}`, severity: severities[n % 5] ?? 'info' },
+      }),
+    );
+    first = await uploadedScan(store, team.id, 'weekly scan', events);
+    second = await uploadedScan(store, team.id, 'weekly scan again', [...events.slice(5), resultEvent(99)]);
+    hostile = await uploadedScan(store, team.id, `imported ${PAYLOADS.script}`, [
+      resultEvent(1, {
+        'template-id': `xss-${PAYLOADS.img}`,
+        info: {
+          ...resultEvent(1).info,
+          name: `Name ${PAYLOADS.script}${PAYLOADS.img}`,
+          description: HOSTILE,
+        },
+        host: `host-${PAYLOADS.img}`,
+        'matched-at': PAYLOADS.link,
+        'extracted-results': Object.values(PAYLOADS),
+        'matcher-name': PAYLOADS.svg,
+        response: `HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>${HOSTILE}</html>`,
+        request: `GET /?q=${PAYLOADS.script} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        'curl-command': `curl '${PAYLOADS.link}'`,
+      }),
+    ]);
+    running = await store.scans.create({
+      teamId: team.id,
+      name: 'scan in progress',
+      targets: ['https://app.test'],
+    });
+    await store.scans.markRunning(running.id);
+    await store.scans.updateProgress(running.id, { progress: 10 });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+  });
+
+  /** A fresh page that records dialogs, CSP violations and script errors. */
+  async function watchedPage(): Promise<{ page: Page; dialogs: string[]; violations: string[] }> {
+    const page = await browser.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { __violations: string[] }).__violations = seen;
+      document.addEventListener('securitypolicyviolation', (event) =>
+        seen.push(`${event.violatedDirective} ${event.blockedURI}`),
+      );
+    });
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    return { page, dialogs, violations };
+  }
+
+  async function signIn(page: Page, path = '/'): Promise<void> {
+    await page.goto(served.url + path);
+    await page.fill('input[name=key]', key);
+    await page.click('button[type=submit]');
+    await page.waitForLoadState('load');
+  }
+
+  it('signs in, shows a scan, filters it, opens a finding, compares two scans and signs out', async () => {
+    const { page, violations } = await watchedPage();
+    await signIn(page);
+    expect(new URL(page.url()).pathname).toBe('/scans');
+    expect(page.url()).not.toContain(key);
+    expect(await page.evaluate(() => JSON.stringify(localStorage) + document.cookie)).not.toContain(key);
+
+    await page.click('text=weekly scan again');
+    await page.waitForSelector('svg.chart');
+    expect(await page.locator('tr[data-finding]').count()).toBe(36);
+    expect(await page.getAttribute('svg.chart', 'aria-label')).toBe(
+      'critical 7, high 7, medium 8, low 7, info 7, unknown 0',
+    );
+
+    await page.selectOption('select[name=severity]', 'critical');
+    await page.click('form.filters button[type=submit]');
+    await page.waitForURL(/severity=critical/);
+    const badges = await page.locator('tr[data-finding] .badge').allTextContents();
+    expect(badges).toHaveLength(7);
+    expect(new Set(badges)).toEqual(new Set(['critical']));
+
+    await page.locator('tr[data-finding] a').first().click();
+    await page.waitForURL(/\/findings\//);
+    expect(await page.textContent('h1')).toContain('Exposure');
+    expect(await page.locator('pre').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('curl -X'), expect.stringContaining('[REDACTED]')]),
+    );
+
+    await page.goto(`${served.url}/compare?base=${first.id}&head=${second.id}`);
+    const tabs = await page.locator('nav.tabs a').allTextContents();
+    expect(tabs).toEqual(['New (1)', 'Fixed (5)', 'Unchanged (35)']);
+    await page.click('text=Fixed (5)');
+    await page.waitForURL(/kind=fixed/);
+    expect(await page.locator('tr[data-finding]').count()).toBe(5);
+
+    await page.click('text=Sign out');
+    await page.waitForURL(/\/sign-in/);
+    await page.goto(`${served.url}/scans`);
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('opens the scan page nuclei links to after signing in', async () => {
+    const { page } = await watchedPage();
+    await signIn(page, `/scans/${first.id}?team_id=${first.teamId}`);
+    expect(new URL(page.url()).pathname).toBe(`/scans/${first.id}`);
+    expect(await page.textContent('h1')).toBe('weekly scan');
+    await page.close();
+  });
+
+  it('refreshes the progress of a running scan while its page is open', async () => {
+    const { page, violations } = await watchedPage();
+    await signIn(page);
+    const row = page.locator(`tr[data-live-scan="${running.id}"]`);
+    expect(await row.locator('[data-percent]').textContent()).toBe('10%');
+    await served.store.scans.updateProgress(running.id, { progress: 60 });
+    await page.waitForFunction(
+      (id) => document.querySelector(`[data-live-scan="${id}"] [data-percent]`)?.textContent === '60%',
+      running.id,
+      { timeout: 10_000 },
+    );
+    expect(await row.locator('progress').evaluate((bar) => (bar as HTMLProgressElement).value)).toBe(60);
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('runs nothing that a finding holds: responses, extracted values, names and hosts are text', async () => {
+    const { page, dialogs, violations } = await watchedPage();
+    await signIn(page);
+    const [finding] = (await served.store.browse.page(hostile.id, { filter: {}, sort: 'recorded', limit: 1 }))
+      .findings;
+    for (const path of ['/scans', `/scans/${hostile.id}`, `/findings/${finding?.id}`]) {
+      await page.goto(served.url + path);
+      await page.waitForLoadState('load');
+      // Time for an injected handler (an image's onerror) to have fired.
+      await page.waitForTimeout(300);
+      expect(await page.evaluate(() => (window as unknown as { __ran?: number }).__ran)).toBeUndefined();
+      expect(await page.locator('script').count()).toBe(1);
+      expect(
+        await page.locator('main img, main svg:not(.chart), main [onerror], main [onload]').count(),
+      ).toBe(0);
+      expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    }
+    const texts = (await page.locator('main').textContent()) ?? '';
+    expect(texts).toContain(PAYLOADS.script);
+    expect(texts).toContain(PAYLOADS.img);
+    expect(texts).toContain(PAYLOADS.link);
+    expect(dialogs).toEqual([]);
+    expect(violations).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual(
+      [],
+    );
+    await page.close();
+  });
+
+  it('blocks inline script by its Content-Security-Policy even if markup got in', async () => {
+    const { page } = await watchedPage();
+    await signIn(page);
+    await page.evaluate(() => {
+      const injected = document.createElement('div');
+      injected.innerHTML = '<img src="x" onerror="window.__ran=1">';
+      document.body.append(injected);
+    });
+    await page.waitForFunction(
+      () => (window as unknown as { __violations: string[] }).__violations.length > 0,
+      undefined,
+      { timeout: 5_000 },
+    );
+    expect(await page.evaluate(() => (window as unknown as { __ran?: number }).__ran)).toBeUndefined();
+    await page.close();
+  });
+});

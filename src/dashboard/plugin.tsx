@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Store } from '../store/index.js';
+import { parseCookies, serializeCookie } from './cookies.js';
+import { renderPage, type Viewer } from './layout.js';
+import { ErrorPage } from './pages/error.js';
+import { SignInPage } from './pages/sign-in.js';
+import { PageError, type Query, text } from './params.js';
+import { registerReadPages } from './read-pages.js';
+import { addSecurityHeaders, requireSameOrigin, safeReturnPath } from './security.js';
+import { type Session, Sessions, tokensMatch } from './sessions.js';
+import { STATIC_FILES } from './static.js';
+
+export interface DashboardOptions {
+  readonly store: Store;
+  /** Where sessions live (a fresh in-memory set by default); tests pass their own to move the clock. */
+  readonly sessions?: Sessions;
+}
+
+const SESSION_COOKIE = 'keyhole_session';
+const SIGN_IN_COOKIE = 'keyhole_sign_in';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboardSession: { id: string; session: Session; viewer: Viewer } | undefined;
+  }
+}
+
+/**
+ * The web dashboard at `/`: sign-in with an API key, then read-only pages of the key's team.
+ * Register it on the API's app: `app.register(dashboard, { store })`.
+ */
+export async function dashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
+  const { store } = options;
+  const sessions = options.sessions ?? new Sessions();
+  app.decorateRequest('dashboardSession', undefined);
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 8192 },
+    (_request, body, done) => done(null, new URLSearchParams(String(body))),
+  );
+  app.addHook('onSend', async (_request, reply, payload) => {
+    addSecurityHeaders(reply);
+    return payload;
+  });
+  app.addHook('onRequest', async (request) => {
+    const id = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
+    if (id === undefined) return;
+    const session = sessions.find(id);
+    if (session === undefined) return;
+    // A revoked key ends its sessions at once.
+    const key = await store.keys.get(session.principal.keyId);
+    const team = await store.teams.get(session.principal.teamId);
+    if (key === undefined || key.revokedAt !== null || team === undefined) {
+      sessions.close(id);
+      return;
+    }
+    request.dashboardSession = { id, session, viewer: { teamName: team.name, csrfToken: session.csrfToken } };
+  });
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = error instanceof PageError ? error.status : statusOf(error);
+    if (status >= 500) request.log.error({ err: error }, 'dashboard page failed');
+    const message =
+      error instanceof PageError
+        ? error.message
+        : status === 413
+          ? 'the form is too large'
+          : status < 500
+            ? 'the request could not be read; send the form from the dashboard'
+            : 'the store could not be read; try again in a moment';
+    return reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(
+        renderPage(<ErrorPage status={status} message={message} viewer={request.dashboardSession?.viewer} />),
+      );
+  });
+
+  for (const file of STATIC_FILES) {
+    app.get(file.path, async (request, reply) => {
+      reply.header('etag', file.etag).header('cache-control', 'no-cache').type(file.type);
+      if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
+      return file.body;
+    });
+  }
+
+  app.get('/', async (request, reply) =>
+    reply.redirect(request.dashboardSession ? '/scans' : '/sign-in', 303),
+  );
+
+  app.get('/sign-in', async (request, reply) => {
+    if (request.dashboardSession !== undefined) return reply.redirect('/scans', 303);
+    return signInForm(request, reply, 200, undefined);
+  });
+
+  app.post('/sign-in', async (request, reply) => {
+    requireSameOrigin(request);
+    const form = formOf(request);
+    const expected = parseCookies(request.headers.cookie).get(SIGN_IN_COOKIE);
+    if (expected === undefined || !tokensMatch(form.get('csrf') ?? '', expected)) {
+      return signInForm(request, reply, 403, 'The sign-in form had expired; sign in again.');
+    }
+    const principal = await store.keys.authenticate((form.get('key') ?? '').trim());
+    if (principal === undefined) {
+      return signInForm(request, reply, 401, 'This API key is not valid, or it was revoked.');
+    }
+    const { id } = sessions.open(principal);
+    const secure = request.protocol === 'https';
+    reply.header('set-cookie', [
+      serializeCookie(SESSION_COOKIE, id, { secure }),
+      serializeCookie(SIGN_IN_COOKIE, '', { secure, maxAge: 0 }),
+    ]);
+    return reply.redirect(safeReturnPath(form.get('next') ?? undefined), 303);
+  });
+
+  app.post('/sign-out', async (request, reply) => {
+    requireSameOrigin(request);
+    const signedIn = request.dashboardSession;
+    if (signedIn !== undefined) {
+      if (!tokensMatch(formOf(request).get('csrf') ?? '', signedIn.session.csrfToken))
+        throw new PageError(403, 'this form had expired; reload the page and sign out again');
+      sessions.close(signedIn.id);
+    }
+    reply.header(
+      'set-cookie',
+      serializeCookie(SESSION_COOKIE, '', { secure: request.protocol === 'https', maxAge: 0 }),
+    );
+    return reply.redirect('/sign-in', 303);
+  });
+
+  registerReadPages(app, store);
+}
+
+function signInForm(request: FastifyRequest, reply: FastifyReply, status: number, error: string | undefined) {
+  const formToken = randomBytes(32).toString('base64url');
+  const next =
+    text(request.query as Query, 'next') ??
+    (request.body instanceof URLSearchParams ? request.body.get('next') : null);
+  reply.header(
+    'set-cookie',
+    serializeCookie(SIGN_IN_COOKIE, formToken, { secure: request.protocol === 'https', maxAge: 3600 }),
+  );
+  return reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(
+      renderPage(<SignInPage formToken={formToken} error={error} next={safeReturnPath(next ?? undefined)} />),
+    );
+}
+
+function formOf(request: FastifyRequest): URLSearchParams {
+  if (!(request.body instanceof URLSearchParams))
+    throw new PageError(415, 'send the form as application/x-www-form-urlencoded, as the dashboard does');
+  return request.body;
+}
+
+function statusOf(error: unknown): number {
+  const code = (error as { statusCode?: unknown }).statusCode;
+  return typeof code === 'number' && code >= 400 && code < 600 ? code : 500;
+}
