@@ -19,6 +19,7 @@ import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { apiLogger } from './log.js';
+import { readRoutes } from './routes/reads.js';
 import {
   AssetsQuery,
   AssetsResponse,
@@ -199,6 +200,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
     });
   }
   v1.addHook('preValidation', requirePlainValues);
+  await v1.register(readRoutes, { store, page });
   const security = [{ 'X-API-Key': [] }];
 
   v1.get(
