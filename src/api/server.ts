@@ -54,6 +54,8 @@ export interface ApiOptions {
   readonly version?: string;
   /** Serve a page again while the store is unchanged (default true); see {@link PageCache}. */
   readonly cache?: boolean;
+  /** Answer HTTPS with this PEM certificate (then any intermediates) and key; plain HTTP without. */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 /** The default per-key rate: 600 requests a minute (10/s), ample for dashboards and CI. */
@@ -67,6 +69,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const answerError = errorHandler(logger);
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 16_384,
     // Fastify's own bodies for these are not the API's: they are answered below instead.
