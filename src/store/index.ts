@@ -1,5 +1,6 @@
 export type { ChunkClaim, ChunkInput, ClaimScope } from './chunks.js';
 export { isStoreUnavailable, StoreMissingError, StoreRequestError } from './errors.js';
+export type { FindingFilter, FindingPage } from './finding-pages.js';
 export { isId, newId } from './id.js';
 export { API_KEY_PREFIX, hashApiKey } from './keys.js';
 export { describeLocation, maskCredentials, resolveLocation, type StoreLocation } from './location.js';

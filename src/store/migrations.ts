@@ -15,6 +15,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008_scan_status_buckets': { up: scanStatusBuckets },
   '0009_scan_name_search': { up: scanNameSearch },
   '0010_scan_runs_done': { up: scanRunsDone },
+  '0013_finding_team_order': { up: findingTeamOrder },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -452,4 +453,14 @@ async function scanRunsDone(db: Kysely<any>): Promise<void> {
     .addColumn('target', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_run_done_pk', ['scan_id', 'template_id', 'target'])
     .execute();
+}
+
+/**
+ * A team's findings newest first (`GET /v1/scans/results`) read in index order, the walk stopping
+ * after the page, instead of sorting all the team's findings; a scan's findings already have
+ * `finding_scan_order`. Vuln ids are xids, which sort by the second they were made.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function findingTeamOrder(db: Kysely<any>): Promise<void> {
+  await db.schema.createIndex('finding_team_order').on('finding').columns(['team_id', 'id']).execute();
 }

@@ -4,6 +4,7 @@ import { ChangeListener } from './change-listener.js';
 import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
 import { StoreMissingError } from './errors.js';
+import { FindingPages } from './finding-pages.js';
 import { Findings } from './findings.js';
 import { freshRead } from './fresh-read.js';
 import { ApiKeys } from './keys.js';
@@ -35,6 +36,8 @@ export class Store {
   readonly assets: AssetLists;
   readonly scans: Scans;
   readonly findings: Findings;
+  /** Pages of a team's findings, filtered, with their total. */
+  readonly findingPages: FindingPages;
   readonly retests: Retests;
   /** The chunks of queued scans (PostgreSQL only). */
   readonly chunks: ScanChunks;
@@ -53,6 +56,7 @@ export class Store {
     this.assets = new AssetLists(connection);
     this.scans = new Scans(connection);
     this.findings = new Findings(connection);
+    this.findingPages = new FindingPages(connection);
     this.retests = new Retests(connection);
     this.chunks = new ScanChunks(connection);
     this.authentication = new ScanAuth(connection);
