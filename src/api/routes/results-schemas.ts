@@ -93,7 +93,7 @@ const Strings = Type.Array(Type.String());
 const findingFields = {
   matcher_status: Type.Boolean({ description: 'Always true: a finding is a match.' }),
   vuln_id: Type.String(),
-  target: Type.String({ description: 'The host the finding is on (host:port when not the scheme’s).' }),
+  target: Type.String({ description: 'The event’s host without a trailing dot, else where it matched.' }),
   template_url: Type.String(),
   created_at: Timestamp,
   updated_at: Timestamp,

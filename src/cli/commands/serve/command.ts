@@ -30,7 +30,7 @@ Examples:
 function defineServe(program: Command) {
   return program
     .command('serve')
-    .description('serve the read-only /v1 API (scans, assets, retest) over the store')
+    .description('serve the read-only /v1 API (scans, findings, assets, retest, key check) over the store')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <number>', 'port to listen on (0: any free port)', integer(0, 65535), 8080)
     .option(
