@@ -99,6 +99,7 @@ describe.each(ENGINES)('pages of findings on $engine', ({ create }) => {
     ['a search in the template id', () => ({ search: 'git-config' })],
     ['a search with % and _ taken literally', () => ({ search: '50%_' })],
     ['a search for a non-ASCII letter, matched as written', () => ({ search: 'ÉCOLE' })],
+    ['a search folding only A–Z, the same on both engines', () => ({ search: 'école' })],
     ['a search with no match', () => ({ search: 'nowhere' })],
     ['the last week', () => ({ since: now - 7 * DAY })],
     [

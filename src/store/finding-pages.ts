@@ -52,11 +52,18 @@ export class FindingPages {
     filter: FindingFilter,
     window: { offset: number; limit: number },
   ): Promise<FindingPage> {
-    const rows = await this.matching(teamId, filter)
-      .selectAll()
+    // Deferred join: the window is found on the narrow index (the skipped entries' events, the
+    // bulk of a row, are never read), then only its rows are.
+    const ids = this.matching(teamId, filter)
+      .select('id')
       .orderBy('id', 'desc')
       .limit(window.limit)
-      .offset(window.offset)
+      .offset(window.offset);
+    const rows = await this.db
+      .selectFrom('finding')
+      .selectAll()
+      .where('id', 'in', ids)
+      .orderBy('id', 'desc')
       .execute();
     return { findings: await findingsOf(this.db, rows), total: await this.count(teamId, filter) };
   }
@@ -110,8 +117,7 @@ function targetOrTemplateContains(engine: Engine, term: string): Expression<SqlB
   if (engine === 'sqlite') {
     return sql<SqlBool>`(instr(lower(target), ${folded}) > 0 or instr(lower(template_id), ${folded}) > 0)`;
   }
-  const upper = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  const lower = 'abcdefghijklmnopqrstuvwxyz';
-  return sql<SqlBool>`(strpos(translate(target, ${upper}, ${lower}), ${folded}) > 0
-    or strpos(translate(template_id, ${upper}, ${lower}), ${folded}) > 0)`;
+  // Under the "C" collation PostgreSQL's lower() folds A–Z only, as SQLite's does.
+  return sql<SqlBool>`(strpos(lower(target collate "C"), ${folded}) > 0
+    or strpos(lower(template_id collate "C"), ${folded}) > 0)`;
 }
