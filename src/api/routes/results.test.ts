@@ -1,12 +1,14 @@
+import { Writable } from 'node:stream';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent, Severity } from '../../event/index.js';
 import { REDACTED } from '../../secretfile/index.js';
 import type { Finding, Store, VulnStatus } from '../../store/index.js';
 import { ENGINES } from '../../store/testing/databases.js';
 import { ErrorBody, ScanItem } from '../schemas.js';
-import { type RunningApi, type ServedDatabase, serveDatabase } from '../testing/serve.js';
+import { type RunningApi, type ServedDatabase, serveApi, serveDatabase } from '../testing/serve.js';
 import { ResultsResponse, VulnResponse } from './results-schemas.js';
 
 const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
@@ -305,6 +307,29 @@ describe.each(ENGINES)('findings reads on $engine', ({ create }) => {
     '/v1/scans/dddddddddddddddddddd/export',
   ])('answers 401 without a key on %s', async (path) => {
     expect((await api.get(path)).status).toBe(401);
+  });
+
+  it('logs the values of its own parameters and hides any other, and never a key', async () => {
+    let logs = '';
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    });
+    const logged = await serveApi(store, { logger: pino({ level: 'info' }, sink) });
+    const { key, scans } = team(0);
+    try {
+      await logged.get('/v1/scans/results?severity=high&vuln_status=open&time=last_week&search=app', key);
+      await logged.get(`/v1/scans/${scans[0]}/export?type=csv`, key);
+      await logged.get(`/v1/user?utm_source=nuclei&api_key=${key}`, key);
+    } finally {
+      await logged.close();
+    }
+    expect(logs).toContain('/v1/scans/results?severity=high&vuln_status=open&time=last_week&search=app');
+    expect(logs).toContain('export?type=csv');
+    expect(logs).toContain('/v1/user?[REDACTED]&[REDACTED]');
+    expect(logs).not.toContain(key.slice(3));
   });
 
   it('describes every read in /openapi.json', async () => {
