@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { isStoreUnavailable, newId, SCAN_SORT_FIELDS, SCAN_STATUSES } from '../store/index.js';
+import { SEVERITIES } from '../event/index.js';
+import { isStoreUnavailable, newId, SCAN_SORT_FIELDS, SCAN_STATUSES, VULN_STATUSES } from '../store/index.js';
 import { urlForLog } from './log.js';
 import type { ErrorBody } from './schemas.js';
 
@@ -29,6 +30,8 @@ const ALLOWED_VALUES: Record<string, readonly string[]> = {
   status: SCAN_STATUSES,
   sort_asc: Object.keys(SCAN_SORT_FIELDS),
   sort_desc: Object.keys(SCAN_SORT_FIELDS),
+  severity: SEVERITIES,
+  vuln_status: VULN_STATUSES,
 };
 
 interface PropertySchema {
@@ -36,12 +39,14 @@ interface PropertySchema {
   readonly minimum?: number;
   readonly maximum?: number;
   readonly maxLength?: number;
+  readonly enum?: readonly string[];
 }
 
 /** What a query parameter must be, in words, from its schema. */
 export function expectation(param: string, schema: PropertySchema | undefined): string {
   const allowed = ALLOWED_VALUES[param];
   if (allowed !== undefined) return `one value or a comma-separated list of: ${allowed.join(', ')}`;
+  if (schema?.enum !== undefined) return `one of: ${schema.enum.join(', ')}`;
   if (schema?.type === 'integer') {
     if (schema.maximum !== undefined) return `an integer from ${schema.minimum ?? 0} to ${schema.maximum}`;
     return `an integer, ${schema.minimum ?? 0} or more`;

@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import { REDACTED } from '../secretfile/index.js';
 import { API_KEY_PREFIX } from '../store/index.js';
+import { ExportQuery, ResultsQuery } from './routes/results-schemas.js';
 import { AssetsQuery, RetestQuery, ScansQuery } from './schemas.js';
 
 /** The API's own query parameters: none holds a secret, so their values are logged. */
 const LOGGED_PARAMETERS: ReadonlySet<string> = new Set(
-  [ScansQuery, AssetsQuery, RetestQuery].flatMap((schema) => Object.keys(schema.properties)),
+  [ScansQuery, AssetsQuery, RetestQuery, ResultsQuery, ExportQuery].flatMap((schema) =>
+    Object.keys(schema.properties),
+  ),
 );
 
 /** Text that starts like an API key, its `_` written as is or percent-encoded. */

@@ -19,6 +19,7 @@ import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { apiLogger } from './log.js';
+import { readRoutes } from './routes/reads.js';
 import {
   AssetsQuery,
   AssetsResponse,
@@ -53,6 +54,8 @@ export interface ApiOptions {
   readonly version?: string;
   /** Serve a page again while the store is unchanged (default true); see {@link PageCache}. */
   readonly cache?: boolean;
+  /** Answer HTTPS with this PEM certificate (then any intermediates) and key; plain HTTP without. */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 /** The default per-key rate: 600 requests a minute (10/s), ample for dashboards and CI. */
@@ -66,6 +69,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const answerError = errorHandler(logger);
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    ...(options.tls === undefined ? {} : { https: { cert: options.tls.cert, key: options.tls.key } }),
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 16_384,
     // Fastify's own bodies for these are not the API's: they are answered below instead.
@@ -199,6 +203,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
     });
   }
   v1.addHook('preValidation', requirePlainValues);
+  await v1.register(readRoutes, { store, page });
   const security = [{ 'X-API-Key': [] }];
 
   v1.get(

@@ -178,28 +178,33 @@ export class Findings {
     });
   }
 
-  private async withSources(rows: readonly FindingTable[]): Promise<Finding[]> {
-    const sources = await loadSources(
-      this.db,
-      rows.map((r) => r.template_hash),
-    );
-    return rows.map((row) => ({
-      id: row.id,
-      teamId: row.team_id,
-      scanId: row.scan_id,
-      vulnHash: row.vuln_hash,
-      vulnStatus: row.vuln_status as VulnStatus,
-      severity: row.severity as Severity,
-      templateId: row.template_id,
-      templatePath: row.template_path,
-      templateUrl: row.template_url,
-      templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
-      target: row.target,
-      event: JSON.parse(row.event) as ResultEvent,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }));
+  private withSources(rows: readonly FindingTable[]): Promise<Finding[]> {
+    return findingsOf(this.db, rows);
   }
+}
+
+/** Finding rows as findings, their templates' sources read in one query. */
+export async function findingsOf(db: Kysely<Database>, rows: readonly FindingTable[]): Promise<Finding[]> {
+  const sources = await loadSources(
+    db,
+    rows.map((r) => r.template_hash),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    teamId: row.team_id,
+    scanId: row.scan_id,
+    vulnHash: row.vuln_hash,
+    vulnStatus: row.vuln_status as VulnStatus,
+    severity: row.severity as Severity,
+    templateId: row.template_id,
+    templatePath: row.template_path,
+    templateUrl: row.template_url,
+    templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
+    target: row.target,
+    event: JSON.parse(row.event) as ResultEvent,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }));
 }
 
 const FINDING_COLUMNS = [

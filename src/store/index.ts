@@ -11,6 +11,7 @@ export {
 } from './browse.js';
 export type { ChunkClaim, ChunkInput, ClaimScope } from './chunks.js';
 export { isStoreUnavailable, StoreMissingError, StoreRequestError } from './errors.js';
+export type { TeamFindingFilter, TeamFindingPage } from './finding-pages.js';
 export { isId, newId } from './id.js';
 export { API_KEY_PREFIX, hashApiKey } from './keys.js';
 export { describeLocation, maskCredentials, resolveLocation, type StoreLocation } from './location.js';

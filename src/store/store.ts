@@ -5,6 +5,7 @@ import { ChangeListener } from './change-listener.js';
 import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
 import { StoreMissingError } from './errors.js';
+import { FindingPages } from './finding-pages.js';
 import { Findings } from './findings.js';
 import { freshRead } from './fresh-read.js';
 import { ApiKeys } from './keys.js';
@@ -38,6 +39,8 @@ export class Store {
   readonly findings: Findings;
   /** Pages of a scan's findings, filtered and sorted, and comparisons of two scans (the dashboard's tables). */
   readonly browse: FindingBrowser;
+  /** Pages of a team's findings, filtered, with their total. */
+  readonly findingPages: FindingPages;
   readonly retests: Retests;
   /** The chunks of queued scans (PostgreSQL only). */
   readonly chunks: ScanChunks;
@@ -57,6 +60,7 @@ export class Store {
     this.scans = new Scans(connection);
     this.findings = new Findings(connection);
     this.browse = new FindingBrowser(connection);
+    this.findingPages = new FindingPages(connection);
     this.retests = new Retests(connection);
     this.chunks = new ScanChunks(connection);
     this.authentication = new ScanAuth(connection);

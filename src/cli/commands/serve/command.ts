@@ -23,6 +23,7 @@ The store must exist: keyhole db migrate creates an empty one.
 Examples:
   keyhole serve
   keyhole serve --host 0.0.0.0 --port 9000 --db postgres://keyhole@db.internal/keyhole
+  keyhole serve --host 0.0.0.0 --port 8443 --tls-cert server.crt --tls-key server.key
   curl -H "X-API-Key: $API_KEY" 'http://127.0.0.1:8080/v1/scans?status=running,finished&limit=20'
 `;
 
@@ -30,7 +31,7 @@ function defineServe(program: Command) {
   return program
     .command('serve')
     .description(
-      'serve the read-only /v1 API (scans, assets, retest) and the web dashboard at / over the store',
+      'serve the /v1 API (scans, findings, assets, retest, uploads, triage, key check) and the web dashboard at / over the store',
     )
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <number>', 'port to listen on (0: any free port)', integer(0, 65535), 8080)
@@ -44,6 +45,11 @@ function defineServe(program: Command) {
       '--no-cache',
       'render every page from the store (by default a page is served again while the store is unchanged)',
     )
+    .option(
+      '--tls-cert <file>',
+      'serve HTTPS with this PEM certificate (then any intermediates); needs --tls-key',
+    )
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert (unencrypted)')
     .addOption(
       new Option('--log-level <level>', 'JSON log level')
         .choices(['debug', 'info', 'warn', 'error', 'silent'])

@@ -1,0 +1,12 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * How a listing route renders its page: through the server's page cache (kept per team and URL
+ * under the store's change token, gzipped when large) when it is on, directly otherwise. `live`
+ * says the page shows something still changing (a running scan), which is kept only briefly.
+ */
+export type PageRenderer = <T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  read: () => Promise<{ payload: T; live: boolean }>,
+) => Promise<T | string | Buffer>;
