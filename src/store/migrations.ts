@@ -15,6 +15,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008_scan_status_buckets': { up: scanStatusBuckets },
   '0009_scan_name_search': { up: scanNameSearch },
   '0010_scan_runs_done': { up: scanRunsDone },
+  '0011_api_key_scope': { up: apiKeyScope },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -451,5 +452,17 @@ async function scanRunsDone(db: Kysely<any>): Promise<void> {
     .addColumn('template_id', 'text', (c) => c.notNull())
     .addColumn('target', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_run_done_pk', ['scan_id', 'template_id', 'target'])
+    .execute();
+}
+
+/**
+ * What an API key may do: `read` (list what its team has) or `write` (also upload, triage, delete
+ * and start work). Keys made before could only read, so they stay `read`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function apiKeyScope(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .alterTable('api_key')
+    .addColumn('scope', 'text', (c) => c.notNull().defaultTo('read'))
     .execute();
 }

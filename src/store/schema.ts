@@ -53,6 +53,8 @@ export interface ApiKeyTable {
   key_hash: string;
   /** The first characters of the key, to recognise it in a listing. */
   key_prefix: string;
+  /** `read` or `write` (migration 0011). */
+  scope: string;
   created_at: EpochMs;
   revoked_at: EpochMs | null;
 }

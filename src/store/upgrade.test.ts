@@ -64,6 +64,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0008_scan_status_buckets',
       '0009_scan_name_search',
       '0010_scan_runs_done',
+      '0011_api_key_scope',
     ]);
   });
   afterAll(async () => {
