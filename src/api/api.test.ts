@@ -541,12 +541,9 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
     const response = await api.get('/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
-    expect(Object.keys(response.body.paths).sort()).toEqual([
-      '/healthz',
-      '/v1/assets',
-      '/v1/retest',
-      '/v1/scans',
-    ]);
+    expect(Object.keys(response.body.paths)).toEqual(
+      expect.arrayContaining(['/healthz', '/v1/assets', '/v1/retest', '/v1/scans']),
+    );
     const retest = response.body.paths['/v1/retest'].get;
     expect(
       retest.parameters

@@ -19,6 +19,7 @@ import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { apiLogger } from './log.js';
+import { writeRoutes } from './routes/writes.js';
 import {
   AssetsQuery,
   AssetsResponse,
@@ -284,6 +285,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       });
     },
   );
+  await v1.register(writeRoutes, { store });
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112, section 3.2). */
