@@ -40,6 +40,57 @@ export class AssetLists {
     return toAssetList(row);
   }
 
+  /**
+   * Adds targets (already checked and de-duplicated among themselves) after the list's own, or,
+   * with `replace`, instead of them; the list counts as uploaded now. Undefined when the team has
+   * no list of that id.
+   */
+  async write(
+    id: string,
+    teamId: string,
+    targets: readonly string[],
+    mode: 'append' | 'replace',
+  ): Promise<AssetList | undefined> {
+    return writeTransaction(this.conn, async (db) => {
+      const query = db
+        .selectFrom('asset_list')
+        .selectAll()
+        .where('id', '=', id)
+        .where('team_id', '=', teamId);
+      // Two appends at once take their positions one after the other (SQLite's write lock does it there).
+      const list = await (this.conn.engine === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+      if (list === undefined) return undefined;
+      let position = 0;
+      if (mode === 'replace') await db.deleteFrom('asset_target').where('asset_id', '=', id).execute();
+      else {
+        const last = await db
+          .selectFrom('asset_target')
+          .select(({ fn }) => fn.max<number | null>('position').as('last'))
+          .where('asset_id', '=', id)
+          .executeTakeFirst();
+        position = last?.last === null || last?.last === undefined ? 0 : Number(last.last) + 1;
+      }
+      for (const part of chunks(targets, 500)) {
+        await db
+          .insertInto('asset_target')
+          .values(part.map((target) => ({ asset_id: id, position: position++, target })))
+          .execute();
+      }
+      const counted = await db
+        .selectFrom('asset_target')
+        .select(({ fn }) => fn.countAll<number>().as('n'))
+        .where('asset_id', '=', id)
+        .executeTakeFirstOrThrow();
+      const updated = { ...list, asset_count: Number(counted.n), uploaded_at: Date.now() };
+      await db
+        .updateTable('asset_list')
+        .set({ asset_count: updated.asset_count, uploaded_at: updated.uploaded_at })
+        .where('id', '=', id)
+        .execute();
+      return toAssetList(updated);
+    });
+  }
+
   /** The team's asset lists, newest first. */
   async list(teamId: string, query: AssetQuery): Promise<AssetList[]> {
     let ids = this.db.selectFrom('asset_list').select('id').where('team_id', '=', teamId);

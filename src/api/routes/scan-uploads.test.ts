@@ -40,15 +40,19 @@ function nucleiLine(n: number): string {
 /** The lines cut into chunks as nuclei's uploader cuts them: each at most 4 MiB. */
 function nucleiChunks(lines: readonly string[]): Buffer[] {
   const chunks: Buffer[] = [];
-  let buffer = '';
+  let buffer: Buffer[] = [];
+  let size = 0;
   for (const line of lines) {
-    if (Buffer.byteLength(buffer + line) > NUCLEI_CHUNK) {
-      chunks.push(Buffer.from(buffer));
-      buffer = '';
+    const bytes = Buffer.from(line);
+    if (size + bytes.length > NUCLEI_CHUNK) {
+      chunks.push(Buffer.concat(buffer));
+      buffer = [];
+      size = 0;
     }
-    buffer += line;
+    buffer.push(bytes);
+    size += bytes.length;
   }
-  if (buffer !== '') chunks.push(Buffer.from(buffer));
+  if (size > 0) chunks.push(Buffer.concat(buffer));
   return chunks;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../store/index.js';
 import { requireWriteScope } from './access.js';
+import { assetUploadRoutes } from './asset-uploads.js';
 import { scanUploadRoutes } from './scan-uploads.js';
 
 /**
@@ -10,4 +11,5 @@ import { scanUploadRoutes } from './scan-uploads.js';
 export async function writeRoutes(v1: FastifyInstance, options: { store: Store }): Promise<void> {
   v1.addHook('onRequest', requireWriteScope);
   await v1.register(scanUploadRoutes, options);
+  await v1.register(assetUploadRoutes, options);
 }
