@@ -457,12 +457,28 @@ async function scanRunsDone(db: Kysely<any>): Promise<void> {
 
 /**
  * What an API key may do: `read` (list what its team has) or `write` (also upload, triage, delete
- * and start work). Keys made before could only read, so they stay `read`.
+ * and start work); keys made before could only read, so they stay `read`. And, since writes come
+ * with it, the history of each finding's triage: who set which status when. (Its rows are written
+ * with the finding's own update, whose trigger already notifies the API's page cache.)
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
 async function apiKeyScope(db: Kysely<any>): Promise<void> {
   await db.schema
     .alterTable('api_key')
     .addColumn('scope', 'text', (c) => c.notNull().defaultTo('read'))
+    .execute();
+  await db.schema
+    .createTable('finding_status_change')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('finding_id', 'text', (c) => c.notNull().references('finding.id'))
+    .addColumn('previous_status', 'text', (c) => c.notNull())
+    .addColumn('vuln_status', 'text', (c) => c.notNull())
+    .addColumn('changed_at', 'bigint', (c) => c.notNull())
+    .addColumn('changed_by', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('finding_status_change_order')
+    .on('finding_status_change')
+    .columns(['finding_id', 'changed_at', 'id'])
     .execute();
 }

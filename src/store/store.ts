@@ -14,6 +14,7 @@ import { ScanAuth } from './scan-auth.js';
 import { ScanRuns } from './scan-runs.js';
 import { Scans } from './scans.js';
 import { Teams } from './teams.js';
+import { Triage } from './triage.js';
 
 export interface OpenOptions extends ConnectOptions {
   /**
@@ -36,6 +37,7 @@ export class Store {
   readonly scans: Scans;
   readonly findings: Findings;
   readonly retests: Retests;
+  readonly triage: Triage;
   /** The chunks of queued scans (PostgreSQL only). */
   readonly chunks: ScanChunks;
   /** How authenticated each scan was, per secret-file entry. */
@@ -54,6 +56,7 @@ export class Store {
     this.scans = new Scans(connection);
     this.findings = new Findings(connection);
     this.retests = new Retests(connection);
+    this.triage = new Triage(connection);
     this.chunks = new ScanChunks(connection);
     this.authentication = new ScanAuth(connection);
     this.runs = new ScanRuns(connection);
