@@ -6,7 +6,7 @@ import { ErrorBody } from '../schemas.js';
 import { principalOf } from './access.js';
 import { type AssetLines, readAssetLines } from './asset-lines.js';
 import { acceptRawBodies, bodyBytes, MAX_UPLOAD_BYTES } from './raw-body.js';
-import { ID_PATTERN, UploadQuery, WRITE_ERROR_RESPONSES } from './write-schemas.js';
+import { ID_PATTERN, TeamHeader, UploadQuery, WRITE_ERROR_RESPONSES } from './write-schemas.js';
 
 const SkipInvalid = Type.Optional(
   Type.Boolean({ description: 'Store the good lines when some are bad (by default nothing is stored).' }),
@@ -64,6 +64,7 @@ export async function assetUploadRoutes(app: FastifyInstance, options: { store: 
         summary: 'Upload an asset list',
         description: `${BODY_RULES} The list is named \`name\` (default: "upload" and the time).`,
         security,
+        headers: TeamHeader,
         querystring: AssetUploadQuery,
         response: { 200: AssetUploadResponse, ...WRITE_ERROR_RESPONSES },
       },
@@ -88,6 +89,7 @@ export async function assetUploadRoutes(app: FastifyInstance, options: { store: 
         summary: 'Append to or replace the targets of an asset list',
         description: `${BODY_RULES} With \`upload_type=append\` the targets are added after the list's own (those it has are dropped as duplicates); otherwise they replace them. Another team's list is 404.`,
         security,
+        headers: TeamHeader,
         params: AssetIdParams,
         querystring: ContentsQuery,
         response: { 200: AssetUploadResponse, 404: ErrorBody, ...WRITE_ERROR_RESPONSES },

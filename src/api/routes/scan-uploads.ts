@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import { ErrorBody } from '../schemas.js';
 import { principalOf } from './access.js';
 import { acceptRawBodies, bodyBytes, MAX_UPLOAD_BYTES } from './raw-body.js';
-import { IdParams, UploadQuery, WRITE_ERROR_RESPONSES } from './write-schemas.js';
+import { IdParams, TeamHeader, UploadQuery, WRITE_ERROR_RESPONSES } from './write-schemas.js';
 
 const BadLine = Type.Object({
   line: Type.Integer({ description: 'The line of this request’s body, from 1.' }),
@@ -40,6 +40,7 @@ export async function scanUploadRoutes(app: FastifyInstance, options: { store: S
         summary: 'Upload nuclei results as a new scan',
         description: `${UPLOAD_DESCRIPTION} The scan is created \`uploaded\`, named \`name\` (default: "upload" and the time). A body without one good line creates nothing: 400.`,
         security,
+        headers: TeamHeader,
         querystring: UploadQuery,
         response: { 200: ScanUploadResponse, ...WRITE_ERROR_RESPONSES },
       },
@@ -67,6 +68,7 @@ export async function scanUploadRoutes(app: FastifyInstance, options: { store: S
         summary: 'Append nuclei results to an uploaded scan',
         description: `${UPLOAD_DESCRIPTION} Only a scan that was uploaded or imported takes more results (409 otherwise); another team's scan is 404.`,
         security,
+        headers: TeamHeader,
         params: IdParams,
         querystring: UploadQuery,
         response: { 200: ScanUploadResponse, 404: ErrorBody, 409: ErrorBody, ...WRITE_ERROR_RESPONSES },

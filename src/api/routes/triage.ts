@@ -10,7 +10,7 @@ import {
 import { ApiError } from '../errors.js';
 import { ErrorBody } from '../schemas.js';
 import { principalOf } from './access.js';
-import { ID_PATTERN, WRITE_ERROR_RESPONSES } from './write-schemas.js';
+import { ID_PATTERN, TeamHeader, WRITE_ERROR_RESPONSES } from './write-schemas.js';
 
 const TriageBody = Type.Object(
   {
@@ -61,6 +61,7 @@ export async function triageRoutes(app: FastifyInstance, options: { store: Store
         description:
           'Triage: sets `vuln_status` of the listed findings of the key’s team, all or nothing (an id the team does not have is 404 and nothing changes). Each change is kept in the finding’s status history with the key that made it and when. A retest never changes a status set here, except `open` and `fixed`.',
         security,
+        headers: TeamHeader,
         body: TriageBody,
         response: { 200: TriageResponse, 404: ErrorBody, ...WRITE_ERROR_RESPONSES },
       },
@@ -89,6 +90,7 @@ export async function triageRoutes(app: FastifyInstance, options: { store: Store
         description:
           'Deletes one of the team’s scans with its findings, their retests and status history. A scan still queued, starting or running is 409: it can be deleted once it ends. Another team’s scan is 404.',
         security,
+        headers: TeamHeader,
         params: ScanIdParams,
         response: { 200: MessageResponse, 404: ErrorBody, 409: ErrorBody, ...WRITE_ERROR_RESPONSES },
       },

@@ -31,3 +31,13 @@ export const WRITE_ERROR_RESPONSES = {
   403: ErrorBody,
   413: ErrorBody,
 } as const;
+
+/** The optional team header nuclei, httpx and pd-agent send: when given, the key's own team id (or `none`). */
+export const TeamHeader = Type.Object({
+  'x-team-id': Type.Optional(
+    Type.String({
+      description:
+        "The key's own team id, `none` or empty; any other team is 403 (a key writes only to its own team).",
+    }),
+  ),
+});

@@ -37,13 +37,20 @@ describe.each(ENGINES)('the write endpoints on $engine', ({ create }) => {
   });
   afterAll(() => served?.close());
 
-  it('are all in /openapi.json with the 403 a read key gets', async () => {
+  it('are all in /openapi.json with the 403 a read key gets and the X-Team-Id header', async () => {
     expect(operations.map((o) => `${o.method} ${o.path}`)).toContain('POST /v1/scans/import');
     const document = (await api.get('/openapi.json')).body;
     for (const { method, path } of operations) {
       const responses = document.paths[path][method.toLowerCase()].responses;
       expect(Object.keys(responses), `${method} ${path}`).toEqual(
         expect.arrayContaining(['200', '401', '403']),
+      );
+      const parameters = document.paths[path][method.toLowerCase()].parameters as {
+        in: string;
+        name: string;
+      }[];
+      expect(parameters, `${method} ${path}`).toContainEqual(
+        expect.objectContaining({ in: 'header', name: 'x-team-id' }),
       );
     }
   });
