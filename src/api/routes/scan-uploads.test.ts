@@ -1,8 +1,10 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../store/index.js';
 import { ENGINES } from '../../store/testing/databases.js';
 import { send } from '../testing/send.js';
-import { type RunningApi, type ServedDatabase, serveDatabase } from '../testing/serve.js';
+import { type RunningApi, type ServedDatabase, serveApi, serveDatabase } from '../testing/serve.js';
 
 /** nuclei's uploader (internal/pdcp/writer.go): a chunk goes when the next line would take it past 4 MiB. */
 const NUCLEI_CHUNK = 4 * 1024 * 1024;
@@ -216,6 +218,36 @@ describe.each(ENGINES)('nuclei result upload on $engine', ({ create }) => {
     expect(other.status).toBe(403);
     expect(other.body.code).toBe('forbidden');
     expect((await post('name=no-team', writeKey, nucleiLine(7001), 'none')).status).toBe(200);
+  });
+
+  it('logs an upload without its key, its body or the values of its other parameters, even when it fails', async () => {
+    let logs = '';
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    });
+    const logged = await serveApi(store, { logger: pino({ level: 'debug' }, sink) });
+    const canary = 'session=CANARY-7f3a9';
+    const line = nucleiLine(9000).replace('[core]', canary);
+    try {
+      const created = await send(
+        logged.url,
+        'POST',
+        `/v1/scans/import?${PDTM_QUERY}&name=logged`,
+        nucleiHeaders(writeKey, teamId),
+        line,
+      );
+      expect(created.status).toBe(200);
+      await send(logged.url, 'PATCH', `/v1/scans/${created.body.id}/import`, nucleiHeaders(readKey), line);
+      await send(logged.url, 'POST', '/v1/scans/import', nucleiHeaders(writeKey), `not json ${canary}\n`);
+    } finally {
+      await logged.close();
+    }
+    expect(logs).toContain('"msg":"request completed"');
+    for (const secret of [writeKey.slice(3), readKey.slice(3), canary, '1f0c2a9d3e'])
+      expect(logs).not.toContain(secret);
   });
 
   it('appends only to an uploaded scan, and names a malformed id', async () => {
