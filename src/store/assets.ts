@@ -41,36 +41,41 @@ export class AssetLists {
   }
 
   /**
-   * Adds targets (already checked and de-duplicated among themselves) after the list's own, or,
-   * with `replace`, instead of them; the list counts as uploaded now. Undefined when the team has
-   * no list of that id.
+   * Adds targets (already checked and de-duplicated among themselves) after the list's own, but
+   * none the list has (compared by `keyOf`, in the transaction, so appends sent at once never add
+   * one target twice); or, with `replace`, stores them instead of the list's own. The list counts
+   * as uploaded now. Undefined when the team has no list of that id.
    */
   async write(
     id: string,
     teamId: string,
     targets: readonly string[],
     mode: 'append' | 'replace',
-  ): Promise<AssetList | undefined> {
+    keyOf: (target: string) => string = (target) => target,
+  ): Promise<{ list: AssetList; added: number } | undefined> {
     return writeTransaction(this.conn, async (db) => {
       const query = db
         .selectFrom('asset_list')
         .selectAll()
         .where('id', '=', id)
         .where('team_id', '=', teamId);
-      // Two appends at once take their positions one after the other (SQLite's write lock does it there).
+      // Two appends at once take their turns (SQLite's write lock does it there).
       const list = await (this.conn.engine === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
       if (list === undefined) return undefined;
+      let fresh = targets;
       let position = 0;
       if (mode === 'replace') await db.deleteFrom('asset_target').where('asset_id', '=', id).execute();
       else {
-        const last = await db
+        const own = await db
           .selectFrom('asset_target')
-          .select(({ fn }) => fn.max<number | null>('position').as('last'))
+          .select(['target', 'position'])
           .where('asset_id', '=', id)
-          .executeTakeFirst();
-        position = last?.last === null || last?.last === undefined ? 0 : Number(last.last) + 1;
+          .execute();
+        const known = new Set(own.map((row) => keyOf(row.target)));
+        fresh = targets.filter((target) => !known.has(keyOf(target)));
+        position = own.reduce((last, row) => Math.max(last, Number(row.position) + 1), 0);
       }
-      for (const part of chunks(targets, 500)) {
+      for (const part of chunks(fresh, 500)) {
         await db
           .insertInto('asset_target')
           .values(part.map((target) => ({ asset_id: id, position: position++, target })))
@@ -87,7 +92,7 @@ export class AssetLists {
         .set({ asset_count: updated.asset_count, uploaded_at: updated.uploaded_at })
         .where('id', '=', id)
         .execute();
-      return toAssetList(updated);
+      return { list: toAssetList(updated), added: fresh.length };
     });
   }
 

@@ -8,7 +8,7 @@ export interface AssetLineProblem {
 }
 
 export interface AssetLines {
-  /** Targets as written, in order, without those repeated in the body or in `known`. */
+  /** Targets as written, in order, without those repeated in the body. */
   readonly targets: readonly string[];
   readonly duplicates: number;
   readonly problems: readonly AssetLineProblem[];
@@ -18,9 +18,8 @@ export interface AssetLines {
  * The targets of an asset upload's body: one per line, as `keyhole assets upload` reads a file
  * (comments, blank lines, duplicates and bad lines the same), or one httpx JSON result per line
  * (`httpx -json`, what `httpx -dashboard` uploads), whose `url` (else `input`) is the target.
- * `known` holds the targets a list already has, so that an append adds none of them again.
  */
-export async function readAssetLines(body: Buffer, known: readonly string[] = []): Promise<AssetLines> {
+export async function readAssetLines(body: Buffer): Promise<AssetLines> {
   const problems: AssetLineProblem[] = [];
   const lines = body.toString('utf8').split('\n');
   const plain = lines.map((line, index) => {
@@ -34,16 +33,15 @@ export async function readAssetLines(body: Buffer, known: readonly string[] = []
   for (const problem of list.problems) {
     problems.push({ line: problem.line, message: describeTargetProblem(problem) });
   }
-  const seen = new Set(known.map(keyOf));
-  const targets = list.targets.filter((target) => !seen.has(keyOf(target)));
   return {
-    targets,
-    duplicates: list.duplicates + list.targets.length - targets.length,
+    targets: list.targets,
+    duplicates: list.duplicates,
     problems: problems.sort((a, b) => a.line - b.line),
   };
 }
 
-function keyOf(target: string): string {
+/** What two targets are compared by: the same target written twice has one key. */
+export function targetKey(target: string): string {
   const checked = checkTarget(target);
   return checked.ok ? checked.key : target;
 }

@@ -119,6 +119,24 @@ describe.each(ENGINES)('asset upload on $engine', ({ create }) => {
     expect(targets?.at(-1)).toBe('https://host2999.example.test');
   });
 
+  it('keeps every target of appends sent at once, each once and at its own position', async () => {
+    const created = await post('name=parallel', 'seed.test\n');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        patch(
+          created.body.asset_id,
+          'upload_type=append',
+          `p${n}a.test\np${n}b.test\nSEED.test\nshared.test\n`,
+        ),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const targets = await store.assets.targets(created.body.asset_id, teamId);
+    expect(targets).toHaveLength(14);
+    expect(new Set(targets).size).toBe(14);
+    expect(answers.reduce((sum, a) => sum + a.body.duplicates, 0)).toBe(6 + 5);
+  });
+
   it('replaces the targets when the PATCH does not say append', async () => {
     const created = await post('name=replaced', 'a.test\nb.test\n');
     expect(created.body.asset_count).toBe(2);

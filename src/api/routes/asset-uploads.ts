@@ -4,7 +4,7 @@ import { type AssetList, formatTimestamp, type Store } from '../../store/index.j
 import { ApiError } from '../errors.js';
 import { ErrorBody } from '../schemas.js';
 import { principalOf } from './access.js';
-import { type AssetLines, readAssetLines } from './asset-lines.js';
+import { type AssetLines, readAssetLines, targetKey } from './asset-lines.js';
 import { acceptRawBodies, bodyBytes, MAX_UPLOAD_BYTES } from './raw-body.js';
 import { ID_PATTERN, TeamHeader, UploadQuery, WRITE_ERROR_RESPONSES } from './write-schemas.js';
 
@@ -100,14 +100,14 @@ export async function assetUploadRoutes(app: FastifyInstance, options: { store: 
       const { asset_id: id } = request.params as AssetIdParams;
       const query = request.query as ContentsQuery;
       const mode = query.upload_type === 'append' ? 'append' : 'replace';
-      const known = mode === 'append' ? await store.assets.targets(id, teamId) : [];
-      if (known === undefined) throw notFound(id);
-      const lines = usable(await readAssetLines(bodyBytes(request.body), known), query.skip_invalid === true);
-      const list = await store.assets.write(id, teamId, lines.targets, mode);
-      if (list === undefined) throw notFound(id);
+      const lines = usable(await readAssetLines(bodyBytes(request.body)), query.skip_invalid === true);
+      const written = await store.assets.write(id, teamId, lines.targets, mode, targetKey);
+      if (written === undefined) throw notFound(id);
+      // Targets the list already had are dropped as duplicates too.
+      const dropped = lines.targets.length - written.added;
       return answer(
-        list,
-        lines,
+        written.list,
+        { ...lines, duplicates: lines.duplicates + dropped },
         mode === 'append' ? 'Successfully appended to asset' : 'Successfully replaced asset',
       );
     },
