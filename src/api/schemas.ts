@@ -216,7 +216,7 @@ export const ErrorBody = Type.Object({
   message: Type.String(),
   code: Type.String({
     description:
-      'invalid_parameter, unauthorized, not_found, method_not_allowed, rate_limited, internal_error, store_unavailable; for requests that are not HTTP the API reads: bad_request, headers_too_large, payload_too_large, request_timeout, expectation_failed; shutting_down.',
+      'invalid_parameter, unauthorized, not_found, method_not_allowed, rate_limited, internal_error, store_unavailable; on writes: forbidden (a read key, or another team in X-Team-Id), invalid_body, conflict, payload_too_large; for requests that are not HTTP the API reads: bad_request, headers_too_large, payload_too_large, request_timeout, expectation_failed; shutting_down.',
   }),
   param: Type.Optional(Type.String({ description: 'The parameter at fault (400).' })),
   error_id: Type.Optional(

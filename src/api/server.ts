@@ -20,6 +20,7 @@ import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { apiLogger } from './log.js';
 import { readRoutes } from './routes/reads.js';
+import { writeRoutes } from './routes/writes.js';
 import {
   AssetsQuery,
   AssetsResponse,
@@ -61,7 +62,13 @@ export interface ApiOptions {
 /** The default per-key rate: 600 requests a minute (10/s), ample for dashboards and CI. */
 export const DEFAULT_RATE_LIMIT = 600;
 
-const V1_PATHS = ['/v1/scans', '/v1/assets', '/v1/retest'] as const;
+/** The listings, and the methods besides GET and HEAD that each also answers (see routes/writes.ts). */
+const V1_PATHS: Readonly<Record<string, readonly string[]>> = {
+  '/v1/scans': [],
+  '/v1/assets': ['POST'],
+  '/v1/retest': [],
+};
+const NOT_READS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** Builds the read-only `/v1` API over a store (not listening yet: call `listen`). */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
@@ -130,14 +137,19 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
   );
 
-  for (const url of V1_PATHS) {
+  for (const [url, writes] of Object.entries(V1_PATHS)) {
+    const allowed = ['GET', 'HEAD', ...writes].join(', ');
     app.route({
-      method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      method: NOT_READS.filter((method) => !writes.includes(method)),
       url,
       schema: { hide: true },
       handler: async (request, reply) => {
-        reply.header('allow', 'GET, HEAD');
-        throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${url}; use GET`);
+        reply.header('allow', allowed);
+        throw new ApiError(
+          405,
+          'method_not_allowed',
+          `${request.method} is not allowed on ${url}; use ${allowed}`,
+        );
       },
     });
   }
@@ -289,6 +301,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       });
     },
   );
+  await v1.register(writeRoutes, { store });
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112, section 3.2). */

@@ -255,7 +255,7 @@ describe('sessions', () => {
   it('expire after 12 hours idle and 7 days after sign-in however used, and an expired id opens nothing', () => {
     let now = 0;
     const sessions = new Sessions(undefined, () => now);
-    const principal = { keyId: 'k', teamId: 't' };
+    const principal = { keyId: 'k', teamId: 't', scope: 'read' } as const;
     const { id } = sessions.open(principal);
     now = 11 * 3_600_000;
     expect(sessions.find(id)?.principal).toEqual(principal);
@@ -271,7 +271,7 @@ describe('sessions', () => {
 
   it('keep no session under the id the cookie carries', () => {
     const sessions = new Sessions();
-    const { id, session } = sessions.open({ keyId: 'k', teamId: 't' });
+    const { id, session } = sessions.open({ keyId: 'k', teamId: 't', scope: 'read' });
     expect(
       JSON.stringify([...(sessions as unknown as { byHash: Map<string, unknown> }).byHash.keys()]),
     ).not.toContain(id);

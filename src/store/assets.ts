@@ -40,6 +40,62 @@ export class AssetLists {
     return toAssetList(row);
   }
 
+  /**
+   * Adds targets (already checked and de-duplicated among themselves) after the list's own, but
+   * none the list has (compared by `keyOf`, in the transaction, so appends sent at once never add
+   * one target twice); or, with `replace`, stores them instead of the list's own. The list counts
+   * as uploaded now. Undefined when the team has no list of that id.
+   */
+  async write(
+    id: string,
+    teamId: string,
+    targets: readonly string[],
+    mode: 'append' | 'replace',
+    keyOf: (target: string) => string = (target) => target,
+  ): Promise<{ list: AssetList; added: number } | undefined> {
+    return writeTransaction(this.conn, async (db) => {
+      const query = db
+        .selectFrom('asset_list')
+        .selectAll()
+        .where('id', '=', id)
+        .where('team_id', '=', teamId);
+      // Two appends at once take their turns (SQLite's write lock does it there).
+      const list = await (this.conn.engine === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+      if (list === undefined) return undefined;
+      let fresh = targets;
+      let position = 0;
+      if (mode === 'replace') await db.deleteFrom('asset_target').where('asset_id', '=', id).execute();
+      else {
+        const own = await db
+          .selectFrom('asset_target')
+          .select(['target', 'position'])
+          .where('asset_id', '=', id)
+          .execute();
+        const known = new Set(own.map((row) => keyOf(row.target)));
+        fresh = targets.filter((target) => !known.has(keyOf(target)));
+        position = own.reduce((last, row) => Math.max(last, Number(row.position) + 1), 0);
+      }
+      for (const part of chunks(fresh, 500)) {
+        await db
+          .insertInto('asset_target')
+          .values(part.map((target) => ({ asset_id: id, position: position++, target })))
+          .execute();
+      }
+      const counted = await db
+        .selectFrom('asset_target')
+        .select(({ fn }) => fn.countAll<number>().as('n'))
+        .where('asset_id', '=', id)
+        .executeTakeFirstOrThrow();
+      const updated = { ...list, asset_count: Number(counted.n), uploaded_at: Date.now() };
+      await db
+        .updateTable('asset_list')
+        .set({ asset_count: updated.asset_count, uploaded_at: updated.uploaded_at })
+        .where('id', '=', id)
+        .execute();
+      return { list: toAssetList(updated), added: fresh.length };
+    });
+  }
+
   /** The team's asset lists, newest first. */
   async list(teamId: string, query: AssetQuery): Promise<AssetList[]> {
     let ids = this.db.selectFrom('asset_list').select('id').where('team_id', '=', teamId);

@@ -61,7 +61,7 @@ type FindingQuery = SelectQueryBuilder<Database, 'finding', FindingTable>;
 
 /**
  * The reads behind the dashboard's tables: a window of a scan's findings at a time, found by
- * keyset on the `(scan_id, column, id)` indexes of migration 0014, so a page costs the same on
+ * keyset on the `(scan_id, column, id)` indexes of migration 0013, so a page costs the same on
  * the first page of a million findings as on the last. Callers check the scan's team first.
  */
 export class FindingBrowser {

@@ -29,6 +29,22 @@ export async function countRow(
     .execute();
 }
 
+/** Counts `n` fewer rows of `teamId` created at `createdAt`: they were deleted (in the same transaction). */
+export async function uncountRows(
+  db: Kysely<Database>,
+  table: BucketTableName,
+  teamId: string,
+  createdAt: number,
+  n: number,
+) {
+  await db
+    .updateTable(table)
+    .set((eb) => ({ n: eb(`${table}.n`, '-', n) }))
+    .where('team_id', '=', teamId)
+    .where('bucket', '=', bucketOf(createdAt))
+    .execute();
+}
+
 /**
  * Where the row at `offset` (newest first) lies: the end of its day (exclusive) and how many
  * rows of that day and older to skip, or undefined when the team has fewer rows. Rows created

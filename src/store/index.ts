@@ -19,7 +19,10 @@ export {
   type AssetList,
   DEFAULT_TEAM,
   type Finding,
+  isKeyScope,
   isScanStatus,
+  KEY_SCOPES,
+  type KeyScope,
   type Principal,
   type RetestResult,
   SCAN_STATUSES,
@@ -38,4 +41,5 @@ export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
 export { servedEvent, servedEventsJson } from './served-event.js';
 export { openStore, Store } from './store.js';
 export { formatGoDuration, formatTimestamp } from './time.js';
+export { MAX_TRIAGE_IDS, type StatusChange } from './triage.js';
 export { targetOf, vulnHash } from './vuln-hash.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newId } from './id.js';
-import type { ApiKeyInfo, Principal } from './model.js';
+import { type ApiKeyInfo, isKeyScope, type KeyScope, type Principal } from './model.js';
 import type { Database } from './schema.js';
 
 export const API_KEY_PREFIX = 'kh_';
@@ -16,8 +16,15 @@ export function hashApiKey(secret: string): string {
 export class ApiKeys {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Creates a key for the team; the secret is returned here once and never stored. */
-  async create(input: { teamId: string; name: string }): Promise<{ key: ApiKeyInfo; secret: string }> {
+  /**
+   * Creates a key for the team, `read` unless asked otherwise; the secret is returned here once
+   * and never stored.
+   */
+  async create(input: {
+    teamId: string;
+    name: string;
+    scope?: KeyScope;
+  }): Promise<{ key: ApiKeyInfo; secret: string }> {
     const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
     const id = newId();
     await this.db
@@ -28,6 +35,7 @@ export class ApiKeys {
         name: input.name,
         key_hash: hashApiKey(secret),
         key_prefix: secret.slice(0, SHOWN_PREFIX_LENGTH),
+        scope: input.scope ?? 'read',
         created_at: Date.now(),
         revoked_at: null,
       })
@@ -71,14 +79,14 @@ export class ApiKeys {
     const presented = hashApiKey(secret);
     const row = await this.db
       .selectFrom('api_key')
-      .select(['id', 'team_id', 'key_hash', 'revoked_at'])
+      .select(['id', 'team_id', 'key_hash', 'scope', 'revoked_at'])
       .where('key_hash', '=', presented)
       .executeTakeFirst();
     if (row === undefined || row.revoked_at !== null) return undefined;
     const stored = Buffer.from(row.key_hash, 'hex');
     const given = Buffer.from(presented, 'hex');
     if (stored.length !== given.length || !timingSafeEqual(stored, given)) return undefined;
-    return { keyId: row.id, teamId: row.team_id };
+    return { keyId: row.id, teamId: row.team_id, scope: scopeOf(row.scope) };
   }
 
   private query() {
@@ -91,6 +99,7 @@ export class ApiKeys {
         'team.name as team_name',
         'api_key.name',
         'api_key.key_prefix',
+        'api_key.scope',
         'api_key.created_at',
         'api_key.revoked_at',
       ]);
@@ -103,6 +112,7 @@ function toInfo(row: {
   team_name: string;
   name: string;
   key_prefix: string;
+  scope: string;
   created_at: number;
   revoked_at: number | null;
 }): ApiKeyInfo {
@@ -112,7 +122,13 @@ function toInfo(row: {
     teamName: row.team_name,
     name: row.name,
     prefix: row.key_prefix,
+    scope: scopeOf(row.scope),
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
+}
+
+/** A scope the store does not know (written by a newer keyhole) grants the least: reading. */
+function scopeOf(stored: string): KeyScope {
+  return isKeyScope(stored) ? stored : 'read';
 }

@@ -15,8 +15,9 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008_scan_status_buckets': { up: scanStatusBuckets },
   '0009_scan_name_search': { up: scanNameSearch },
   '0010_scan_runs_done': { up: scanRunsDone },
-  '0013_finding_team_order': { up: findingTeamOrder },
-  '0014_dashboard_finding_indexes': { up: dashboardFindingIndexes },
+  '0011_api_key_scope': { up: apiKeyScope },
+  '0012_finding_team_order': { up: findingTeamOrder },
+  '0013_dashboard_finding_indexes': { up: dashboardFindingIndexes },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -487,4 +488,32 @@ async function dashboardFindingIndexes(db: Kysely<any>): Promise<void> {
   for (const [name, column] of Object.entries(indexes)) {
     await db.schema.createIndex(name).on('finding').columns(['scan_id', column, 'id']).execute();
   }
+}
+
+/**
+ * What an API key may do: `read` (list what its team has) or `write` (also upload, triage, delete
+ * and start work); keys made before could only read, so they stay `read`. And, since writes come
+ * with it, the history of each finding's triage: who set which status when. (Its rows are written
+ * with the finding's own update, whose trigger already notifies the API's page cache.)
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function apiKeyScope(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .alterTable('api_key')
+    .addColumn('scope', 'text', (c) => c.notNull().defaultTo('read'))
+    .execute();
+  await db.schema
+    .createTable('finding_status_change')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('finding_id', 'text', (c) => c.notNull().references('finding.id'))
+    .addColumn('previous_status', 'text', (c) => c.notNull())
+    .addColumn('vuln_status', 'text', (c) => c.notNull())
+    .addColumn('changed_at', 'bigint', (c) => c.notNull())
+    .addColumn('changed_by', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('finding_status_change_order')
+    .on('finding_status_change')
+    .columns(['finding_id', 'changed_at', 'id'])
+    .execute();
 }

@@ -35,11 +35,20 @@ export interface Team {
 /** The name every command uses when no `--team` is given, so a one-person setup needs no teams. */
 export const DEFAULT_TEAM = 'default';
 
+/** What an API key may do: `read` lists its team's data; `write` also changes it. */
+export const KEY_SCOPES = ['read', 'write'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+export function isKeyScope(value: string): value is KeyScope {
+  return (KEY_SCOPES as readonly string[]).includes(value);
+}
+
 export interface ApiKeyInfo {
   readonly id: string;
   readonly teamId: string;
   readonly teamName: string;
   readonly name: string;
+  readonly scope: KeyScope;
   /** The first characters of the key (`kh_abc1234`), enough to recognise it, useless to an attacker. */
   readonly prefix: string;
   readonly createdAt: EpochMs;
@@ -50,6 +59,7 @@ export interface ApiKeyInfo {
 export interface Principal {
   readonly keyId: string;
   readonly teamId: string;
+  readonly scope: KeyScope;
 }
 
 export interface AssetList {

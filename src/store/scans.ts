@@ -7,6 +7,7 @@ import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
+import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
 import { scanNameContains } from './search.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
@@ -163,6 +164,11 @@ export class Scans {
       completed_at: now,
       updated_at: now,
     });
+  }
+
+  /** Deletes a scan that is not live, with everything recorded for it (see {@link deleteScan}). */
+  async delete(scanId: string, teamId: string): Promise<void> {
+    await deleteScan(this.conn, scanId, teamId);
   }
 
   /** Any live state → `failed`, with the reason users will see. */

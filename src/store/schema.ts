@@ -20,6 +20,7 @@ export interface Database {
   template_source: TemplateSourceTable;
   finding: FindingTable;
   retest: RetestTable;
+  finding_status_change: FindingStatusChangeTable;
   scan_bucket: BucketTable;
   retest_bucket: BucketTable;
   scan_status_bucket: StatusBucketTable;
@@ -53,6 +54,8 @@ export interface ApiKeyTable {
   key_hash: string;
   /** The first characters of the key, to recognise it in a listing. */
   key_prefix: string;
+  /** `read` or `write` (migration 0011). */
+  scope: string;
   created_at: EpochMs;
   revoked_at: EpochMs | null;
 }
@@ -214,4 +217,15 @@ export interface RetestTable {
   served_events: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
+}
+
+/** One triage of a finding (migration 0011): its status before and after, when, and by whom. */
+export interface FindingStatusChangeTable {
+  id: string;
+  finding_id: string;
+  previous_status: string;
+  vuln_status: string;
+  changed_at: EpochMs;
+  /** `key:ID` for an API key, `cli` for `keyhole findings set-status`. */
+  changed_by: string;
 }

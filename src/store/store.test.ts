@@ -46,7 +46,7 @@ describe.each(ENGINES)('store on $engine', ({ create }) => {
     const { key, secret } = await store.keys.create({ teamId, name: 'ci' });
     expect(secret).toMatch(/^kh_[A-Za-z0-9_-]{43}$/);
     expect(secret.startsWith(key.prefix)).toBe(true);
-    expect(await store.keys.authenticate(secret)).toEqual({ keyId: key.id, teamId });
+    expect(await store.keys.authenticate(secret)).toEqual({ keyId: key.id, teamId, scope: 'read' });
     expect(await store.keys.authenticate(`${secret.slice(0, -1)}x`)).toBeUndefined();
     expect(await store.keys.authenticate('not a key')).toBeUndefined();
     await store.keys.revoke(key.id);
@@ -54,6 +54,16 @@ describe.each(ENGINES)('store on $engine', ({ create }) => {
     const listed = (await store.keys.list()).find((k) => k.id === key.id);
     expect(listed?.revokedAt).toBeTypeOf('number');
     expect(JSON.stringify(await store.keys.list())).not.toContain(secret);
+  });
+
+  it('gives a key the read scope unless it is created with the write scope', async () => {
+    const reader = await store.keys.create({ teamId, name: 'reader' });
+    const writer = await store.keys.create({ teamId, name: 'writer', scope: 'write' });
+    expect(reader.key.scope).toBe('read');
+    expect(writer.key.scope).toBe('write');
+    expect((await store.keys.authenticate(reader.secret))?.scope).toBe('read');
+    expect((await store.keys.authenticate(writer.secret))?.scope).toBe('write');
+    expect((await store.keys.list()).find((k) => k.id === writer.key.id)?.scope).toBe('write');
   });
 
   it('runs a scan through its lifecycle with live progress, findings and severity counts', async () => {

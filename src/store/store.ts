@@ -16,6 +16,7 @@ import { ScanAuth } from './scan-auth.js';
 import { ScanRuns } from './scan-runs.js';
 import { Scans } from './scans.js';
 import { Teams } from './teams.js';
+import { Triage } from './triage.js';
 
 export interface OpenOptions extends ConnectOptions {
   /**
@@ -42,6 +43,7 @@ export class Store {
   /** Pages of a team's findings, filtered, with their total. */
   readonly findingPages: FindingPages;
   readonly retests: Retests;
+  readonly triage: Triage;
   /** The chunks of queued scans (PostgreSQL only). */
   readonly chunks: ScanChunks;
   /** How authenticated each scan was, per secret-file entry. */
@@ -62,6 +64,7 @@ export class Store {
     this.browse = new FindingBrowser(connection);
     this.findingPages = new FindingPages(connection);
     this.retests = new Retests(connection);
+    this.triage = new Triage(connection);
     this.chunks = new ScanChunks(connection);
     this.authentication = new ScanAuth(connection);
     this.runs = new ScanRuns(connection);

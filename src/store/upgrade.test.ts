@@ -64,8 +64,9 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0008_scan_status_buckets',
       '0009_scan_name_search',
       '0010_scan_runs_done',
-      '0013_finding_team_order',
-      '0014_dashboard_finding_indexes',
+      '0011_api_key_scope',
+      '0012_finding_team_order',
+      '0013_dashboard_finding_indexes',
     ]);
   });
   afterAll(async () => {

@@ -283,6 +283,20 @@ describe.each(ENGINES)('store commands on $engine', ({ create }) => {
     expect((await keyhole('keys', 'revoke', 'nosuchkey')).code).toBe(1);
   });
 
+  it('creates a read key unless --scope write is given, and refuses any other scope', async () => {
+    const reader = await keyhole('keys', 'create', '--name', 'dashboard');
+    expect(reader.err).toContain('created read API key');
+    const writer = await keyhole('keys', 'create', '--name', 'nuclei', '--scope', 'write');
+    expect(writer.code).toBe(0);
+    expect(writer.err).toContain('created write API key');
+    const id = /API key ([0-9a-v]{20})/.exec(writer.err)?.[1] ?? '';
+    expect((await keyhole('keys', 'list')).out).toMatch(new RegExp(`${id}\\s+nuclei\\s+default\\s+write`));
+    const wrong = await keyhole('keys', 'create', '--name', 'x', '--scope', 'admin');
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.err).toContain("'admin' is invalid");
+    expect(wrong.err).toContain('read, write');
+  });
+
   it('migrates explicitly and says when there is nothing to do', async () => {
     const result = await keyhole('db', 'migrate');
     expect(result.code).toBe(0);

@@ -1,4 +1,5 @@
-import type { Command } from '@commander-js/extra-typings';
+import { type Command, Option } from '@commander-js/extra-typings';
+import { KEY_SCOPES } from '../../../store/index.js';
 import type { CommandRegistrar } from '../../program.js';
 import { dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
 
@@ -6,9 +7,12 @@ const CREATE_HELP = `
 The key is printed alone on stdout, so scripts can capture it; the rest goes to stderr.
 Without --team the key belongs to the team "default", which is also where imports, asset
 uploads and scans go when they are given no --team.
+A key reads (--scope read, the default) or also writes (--scope write): uploads from nuclei
+and httpx, triage, deleting scans and starting retests need a write key; a read key gets 403.
 
 Examples:
   keyhole keys create --name ci
+  keyhole keys create --name nuclei-upload --scope write
   API_KEY=$(keyhole keys create --name dashboard --team appsec)
 `;
 
@@ -18,6 +22,11 @@ function defineCreate(keys: Command) {
     .description('create an API key and print it (once: only its hash is stored)')
     .requiredOption('--name <name>', 'what the key is for (shown by `keys list`)')
     .addOption(teamOption())
+    .addOption(
+      new Option('--scope <scope>', 'what the key may do: read, or write (uploads, triage, deletes, retests)')
+        .choices(KEY_SCOPES)
+        .default('read' as const),
+    )
     .addOption(dbOption())
     .addHelpText('after', CREATE_HELP);
 }

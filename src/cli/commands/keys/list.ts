@@ -10,11 +10,12 @@ export async function listKeys(options: ListFlags, io: CliIo): Promise<number> {
   const all = await withStore(io, options.db, { create: false }, (store) => store.keys.list());
   io.stdout.write(
     table(
-      ['ID', 'NAME', 'TEAM', 'KEY', 'CREATED', 'STATUS'],
+      ['ID', 'NAME', 'TEAM', 'SCOPE', 'KEY', 'CREATED', 'STATUS'],
       all.map((k) => [
         k.id,
         k.name,
         k.teamName,
+        k.scope,
         `${k.prefix}…`,
         formatTimestamp(k.createdAt),
         k.revokedAt === null ? 'active' : `revoked ${formatTimestamp(k.revokedAt)}`,

@@ -27,7 +27,8 @@ export async function setFindingStatus(
         `team "${options.team}" has no finding with the id ${missing.join(', ')}; nothing changed (see \`keyhole findings list --scan ID\`)`,
       );
     }
-    for (const id of ids) await store.findings.setStatus(id, status);
+    // One transaction, each change kept in the finding's status history.
+    await store.triage.setStatus(team.id, ids, status, 'cli');
   });
   io.stdout.write(`${plural(ids.length, 'finding')} set to ${status}\n`);
   return ExitCode.ok;
