@@ -31,6 +31,11 @@ export function oastUse(block: HttpBlock): OastUse {
   return use;
 }
 
+/** Whether a request of `template` writes a callback name: its runs need an interactsh server. */
+export function usesOast(template: { readonly http: readonly HttpBlock[] }): boolean {
+  return template.http.some((block) => oastUse(block).writesName);
+}
+
 /** The variable a request's callback name is given under. */
 export const OAST_NAME_VARIABLE = 'interactsh-url';
 
