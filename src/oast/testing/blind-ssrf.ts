@@ -11,6 +11,7 @@ export interface BlindSsrfApp {
  * A vulnerable application for out-of-band tests, on 127.0.0.1: it answers at once and, in the
  * background, follows what it was given. `/fetch?url=` resolves the URL's host with `resolverAt` (the
  * listener's DNS) and fetches it from `routePort` (its network routes port 80 to the listener);
+ * with `forward=1`, it passes its caller's `X-Api-Key` on (a proxy that forwards credentials);
  * `/lookup?host=` only resolves the name; `/safe?url=` ignores the URL.
  */
 export async function blindSsrfApp(
@@ -22,7 +23,15 @@ export async function blindSsrfApp(
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://app');
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('queued');
-    if (url.pathname === '/fetch') void follow(resolver, url.searchParams.get('url') ?? '', routePort);
+    const forwarded = url.searchParams.get('forward') === '1' ? req.headers['x-api-key'] : undefined;
+    if (url.pathname === '/fetch') {
+      void follow(
+        resolver,
+        url.searchParams.get('url') ?? '',
+        routePort,
+        typeof forwarded === 'string' ? forwarded : undefined,
+      );
+    }
     if (url.pathname === '/lookup')
       void resolver.resolve4(url.searchParams.get('host') ?? '').catch(() => {});
   });
@@ -37,7 +46,12 @@ export async function blindSsrfApp(
   };
 }
 
-async function follow(resolver: Resolver, target: string, routePort: number): Promise<void> {
+async function follow(
+  resolver: Resolver,
+  target: string,
+  routePort: number,
+  apiKey: string | undefined,
+): Promise<void> {
   try {
     const url = new URL(target);
     const [address] = await resolver.resolve4(url.hostname);
@@ -48,7 +62,7 @@ async function follow(resolver: Resolver, target: string, routePort: number): Pr
           host: address,
           port: routePort,
           path: `${url.pathname}${url.search}`,
-          headers: { host: url.host, 'user-agent': 'app/1.0' },
+          headers: { host: url.host, 'user-agent': 'app/1.0', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
         },
         (res) => {
           res.resume();

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +98,70 @@ describe('keyhole scan with out-of-band templates', () => {
     expect(Object.keys(events[0]).indexOf('interaction')).toBe(
       Object.keys(events[0]).indexOf('timestamp') + 1,
     );
+  });
+
+  it('stores the interaction with the finding, a secret the target passed on to the callback redacted', async () => {
+    const secret = 'oast-secret-5f3e9a';
+    await writeFile(
+      join(dir, 'secrets.yaml'),
+      `static:\n  - type: header\n    domains: ["${new URL(app.origin).host}"]\n    headers:\n      - key: X-Api-Key\n        value: ${secret}\n`,
+      { mode: 0o600 },
+    );
+    await writeFile(
+      join(dir, 'forward.yaml'),
+      SSRF.replace('/fetch?url=http://{{interactsh-url}}', '/fetch?forward=1&url=http://{{interactsh-url}}'),
+    );
+    const io = memoryIo({ cwd: dir });
+    const code = await run(
+      [
+        'scan',
+        '-u',
+        app.origin,
+        '-t',
+        'forward.yaml',
+        '-sf',
+        'secrets.yaml',
+        '-j',
+        '--db',
+        'store.db',
+        '--oast-listen',
+        `127.0.0.1:${httpPort}`,
+        '--oast-domain',
+        'oast.test',
+        '--oast-dns-listen',
+        `127.0.0.1:${dnsPort}`,
+        '-interactions-poll-duration',
+        '0.2',
+        '-interactions-cooldown-period',
+        '3',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(io.err()).toContain('authenticated  1 of 1 request');
+    const [event] = io
+      .out()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(event.interaction['raw-request']).toMatch(/x-api-key: \[REDACTED\]/i);
+    expect(io.out()).not.toContain(secret);
+    const scanId = /scan ([0-9a-v]{20})/.exec(io.err())?.[1];
+    expect(scanId).toBeDefined();
+    const exported = memoryIo({ cwd: dir });
+    expect(
+      await run(
+        ['findings', 'export', '--scan', scanId!, '--format', 'json', '-o', 'out.json', '--db', 'store.db'],
+        exported,
+      ),
+    ).toBe(0);
+    const stored = await readFile(join(dir, 'out.json'), 'utf8');
+    expect(JSON.parse(stored)[0].interaction).toMatchObject({
+      protocol: 'http',
+      'unique-id': event.interaction['unique-id'],
+    });
+    expect(stored).toMatch(/x-api-key: \[REDACTED\]/i);
+    expect(stored).not.toContain(secret);
   });
 
   it('says loudly, before any request, when the interactsh server cannot be reached', async () => {
