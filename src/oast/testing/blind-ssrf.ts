@@ -46,6 +46,20 @@ export async function blindSsrfApp(
   };
 }
 
+/**
+ * Fetches `target` as a host of a network whose resolver is the listener's DNS and whose port 80
+ * leads to the listener (`routePort`); resolves once the answer came, or the fetch failed.
+ */
+export function fetchThroughListener(
+  target: string,
+  resolverAt: { host: string; port: number },
+  routePort: number,
+): Promise<void> {
+  const resolver = new Resolver({ timeout: 2000, tries: 1 });
+  resolver.setServers([`${resolverAt.host}:${resolverAt.port}`]);
+  return follow(resolver, target, routePort, undefined);
+}
+
 async function follow(
   resolver: Resolver,
   target: string,
