@@ -4,6 +4,7 @@ import { registerAssets } from './commands/assets/command.js';
 import { registerDb } from './commands/db/command.js';
 import { registerImport } from './commands/import/command.js';
 import { registerKeys } from './commands/keys/command.js';
+import { registerOast } from './commands/oast/command.js';
 import { registerResults } from './commands/results/command.js';
 import { registerRetest } from './commands/retest/command.js';
 import { registerScan } from './commands/scan/command.js';
@@ -49,6 +50,7 @@ const registrars: readonly CommandRegistrar[] = [
   registerKeys,
   registerServe,
   registerWorker,
+  registerOast,
   registerDb,
 ];
 

@@ -19,6 +19,7 @@ import {
   dumpResponse,
   RaceGate,
 } from '../http/index.js';
+import type { Interaction } from '../oast/index.js';
 import { type OperatorResult, responseVariables } from '../operators/index.js';
 import { isRaw } from '../send/index.js';
 import { parseTargetUrl, TargetError, type TargetUrl } from '../targets/index.js';
@@ -48,6 +49,7 @@ import {
   exchange,
 } from './exchange.js';
 import { indexedValues, ResponseHistory } from './history.js';
+import { eventInteraction, interactionValues, OAST_NAME_VARIABLE, type OastUse, oastUse } from './oast.js';
 import { addPayloads, type RequestScope, requestScope, type TemplateVariables, type Value } from './scope.js';
 import {
   DEFAULT_USER_AGENT,
@@ -125,6 +127,8 @@ interface BlockRun {
   readonly readsCname: boolean;
   /** The operators read `ip`, the address each response came from. */
   readonly readsIp: boolean;
+  /** Whether requests write a callback name and responses wait for its interactions. */
+  readonly oast: OastUse;
   readonly onDslError: ((message: string) => void) | undefined;
   flowValue: boolean;
   /** A finding was reported and the block stops at the first one. */
@@ -161,6 +165,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     hasOperators: model.matchers.length > 0 || model.extractors.length > 0,
     readsCname: readsCname(block),
     readsIp: block.operators.names === 'any' || block.operators.names.has('ip'),
+    oast: oastUse(block),
     onDslError: dslErrorListener(state),
     flowValue: false,
     stopped: false,
@@ -354,11 +359,11 @@ function readsCname(block: HttpBlock): boolean {
 function answered(
   run: BlockRun,
   index: number,
-  { built, scope, meta }: Extract<Prepared, { built: BuiltRequest }>,
+  { built, scope, meta, oastIds }: Extract<Prepared, { built: BuiltRequest }>,
   carry: Carry | undefined,
   result: ExchangeResult,
   dnsValues: ReadonlyMap<string, Value>,
-): void {
+): void | Promise<void> {
   const { state, block } = run;
   if (result.kind === 'failed') {
     if (state.given.options.signal?.aborted === true) {
@@ -379,7 +384,19 @@ function answered(
       truncatedAt: last.response.truncatedAt,
     });
   }
-  evaluateChain(run, index, result.hops, scope, meta, carry, built.kind === 'unsafe', dnsValues);
+  const unsafe = built.kind === 'unsafe';
+  const oast = state.given.options.oast;
+  if (oastIds.length === 0 || oast === undefined || !run.oast.readsInteraction) {
+    evaluateChain(run, index, result.hops, scope, meta, carry, unsafe, dnsValues);
+    return;
+  }
+  // Evaluated once per interaction of the request's names, until one makes a finding.
+  return oast.waitFor(oastIds, (interaction) => {
+    if (run.stopped || state.outcome.aborted) return true;
+    const before = state.outcome.events.length;
+    evaluateChain(run, index, result.hops, scope, meta, carry, unsafe, dnsValues, interaction);
+    return state.outcome.events.length > before;
+  });
 }
 
 function fail(run: BlockRun, failure: RequestFailure): void {
@@ -392,6 +409,8 @@ type Prepared =
       readonly built: BuiltRequest;
       readonly scope: RequestScope;
       readonly meta: Record<string, string>;
+      /** The callback names the request wrote (their unique ids). */
+      readonly oastIds: readonly string[];
     }
   | { readonly skip: SkippedRequest }
   | { readonly invalid: string };
@@ -416,6 +435,14 @@ function prepare(
     constants: state.given.constants,
   });
   const { meta, unresolved } = addPayloads(scope, payloads, state.given.constants);
+  const oastIds: string[] = [];
+  if (run.oast.writesName) {
+    const oast = state.given.options.oast;
+    if (oast === undefined) return { skip: oastOff(block, index) };
+    const name = oast.newName();
+    scope.set(OAST_NAME_VARIABLE, name.host);
+    oastIds.push(name.uniqueId);
+  }
   const text = path?.text ?? compiled.raw[index];
   if (text === undefined)
     return { invalid: `request ${index + 1} of block ${block.index + 1} does not exist` };
@@ -465,7 +492,17 @@ function prepare(
         );
   const built = buildOne(run, rendered.text, body?.text, sendTarget, settings);
   if (built instanceof BuildError) return { invalid: built.message };
-  return { built, scope, meta };
+  return { built, scope, meta, oastIds };
+}
+
+function oastOff(block: HttpBlock, index: number): SkippedRequest {
+  return {
+    block: block.index,
+    request: index,
+    unresolved: ['{{interactsh-url}}'],
+    missing: [],
+    reason: 'out-of-band testing is off (-ni); the request needs a callback name ({{interactsh-url}})',
+  };
 }
 
 /** The variables that left placeholders of a request unresolved (payload values are in the request's). */
@@ -592,6 +629,7 @@ function evaluateChain(
   carry: Carry | undefined,
   unsafe: boolean,
   dnsValues: ReadonlyMap<string, Value>,
+  interaction?: Interaction,
 ): void {
   const { state } = run;
   const metaValues: ReadonlyMap<string, Value> =
@@ -633,6 +671,7 @@ function evaluateChain(
       own,
       run.readsIp ? connectionValues(hop, dnsValues) : dnsValues,
       history ? indexedValues(index + 1, own) : EMPTY,
+      interaction === undefined ? EMPTY : interactionValues(interaction),
     ]);
     // Extracted values of a response whose matchers failed are only wanted by a result listener.
     const result = run.compiled.operators.execute(
@@ -658,6 +697,7 @@ function evaluateChain(
       ...(unsafe || isRaw(hop.sent) ? {} : { curlCommand: curlCommand(hop.sent) }),
       ...(hop.response.remoteAddress === undefined ? {} : { ip: hop.response.remoteAddress }),
       meta,
+      ...(interaction === undefined ? {} : { interaction: eventInteraction(interaction) }),
     });
     if (result.findings.length === 0) {
       if (state.given.options.matcherStatus === true) state.outcome.lastUnmatched = facts();

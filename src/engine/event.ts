@@ -4,7 +4,7 @@
  * `serializeEvent`.
  */
 
-import type { EventInfo, ResultEvent } from '../event/index.js';
+import type { EventInfo, EventInteraction, ResultEvent } from '../event/index.js';
 import type { Finding } from '../operators/index.js';
 import type { TargetUrl } from '../targets/index.js';
 import { effectivePort, formatTargetUrl, hasScheme, parseTargetUrl, TargetError } from '../targets/index.js';
@@ -94,6 +94,8 @@ export interface ResponseFacts {
   readonly ip?: string;
   /** Payload values of the request. */
   readonly meta?: Readonly<Record<string, string>>;
+  /** The out-of-band callback the finding was evaluated with. */
+  readonly interaction?: EventInteraction;
 }
 
 export function findingEvent(
@@ -120,6 +122,7 @@ export function findingEvent(
     ...(facts.meta === undefined || Object.keys(facts.meta).length === 0 ? {} : { meta: { ...facts.meta } }),
     ...(nonEmpty(ip) ? { ip } : {}),
     timestamp,
+    ...(facts.interaction === undefined ? {} : { interaction: facts.interaction }),
     ...(nonEmpty(facts.curlCommand) ? { 'curl-command': facts.curlCommand } : {}),
     'matcher-status': true,
   };

@@ -5,6 +5,7 @@
 
 export { rfc3339, unreachableEvent } from './event.js';
 export { LoginError, TemplateLoginRunner } from './login.js';
+export { usesOast } from './oast.js';
 export { type RunnableTemplate, runTemplate } from './run-template.js';
 export {
   DEFAULT_USER_AGENT,

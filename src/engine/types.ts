@@ -1,6 +1,7 @@
 import type { ResultEvent } from '../event/index.js';
 import type { FlowLimits } from '../flow/index.js';
 import type { HeaderList, HttpRequest } from '../http/index.js';
+import type { Interaction } from '../oast/index.js';
 import type { OperatorResult } from '../operators/index.js';
 import type { Dispatch } from '../send/index.js';
 import type { AttackType } from '../template/index.js';
@@ -54,6 +55,22 @@ export interface RunOptions {
    * `SHOW_DSL_ERRORS=true`); the message names the expression, never a value.
    */
   readonly onDslError?: (error: { readonly templateId: string; readonly message: string }) => void;
+  /**
+   * Out-of-band testing: where `{{interactsh-url}}` names come from and their interactions arrive.
+   * Without it (`-ni`), requests that need one are skipped.
+   */
+  readonly oast?: OastSource;
+}
+
+/** The callback names of a scan and the interactions they receive (an interactsh registration). */
+export interface OastSource {
+  /** A new callback name, `<unique id>.<domain>`. */
+  newName(): { readonly host: string; readonly uniqueId: string };
+  /**
+   * Hands `take` the interactions of the names `ids` as they arrive, until it returns true or the
+   * cooldown after the request has passed.
+   */
+  waitFor(ids: Iterable<string>, take: (interaction: Interaction) => boolean): Promise<void>;
 }
 
 /** nuclei's flags that change what a template sends, over what its blocks say. */

@@ -31,11 +31,26 @@ export interface ResultEvent {
   ip?: string;
   /** RFC 3339. */
   timestamp: string;
+  /** The out-of-band callback that made the finding (interactsh's interaction). */
+  interaction?: EventInteraction;
   'curl-command'?: string;
   'matcher-status': boolean;
   'matched-line'?: number[];
   /** Why the run could not be made (matcher-status mode: a request failed, a retest could not decide). */
   error?: string;
+}
+
+/** An out-of-band callback as nuclei writes it in the event's `interaction` field. */
+export interface EventInteraction {
+  protocol: string;
+  'unique-id': string;
+  'full-id': string;
+  'q-type'?: string;
+  'raw-request'?: string;
+  'raw-response'?: string;
+  'smtp-from'?: string;
+  'remote-address': string;
+  timestamp: string;
 }
 
 export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical', 'unknown'] as const;

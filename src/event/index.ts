@@ -6,6 +6,7 @@
 export {
   type Classification,
   type EventInfo,
+  type EventInteraction,
   isSeverity,
   type ResultEvent,
   SEVERITIES,

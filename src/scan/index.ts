@@ -4,6 +4,7 @@
  * the scan's life. The command line (`keyhole scan`) builds on this; so can a worker.
  */
 export { type AuthFigures, figuresSince, storedFigures } from './auth-ledger.js';
+export { type OastPlan, type OastTiming, OastUnavailable, PUBLIC_OAST_SERVERS } from './oast.js';
 export { noRecorder, type ScanRecorder, type ScanTemplateRef } from './recorder.js';
 export {
   doneRuns,

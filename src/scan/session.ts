@@ -36,6 +36,7 @@ import {
   withSecrets,
 } from '../send/index.js';
 import { AuthLedger } from './auth-ledger.js';
+import { type OastPlan, type OpenOast, openOast } from './oast.js';
 import type { TemplateRunOptions } from './run-scan.js';
 import { httpProbe, resolveTarget, type TargetResolution } from './target.js';
 
@@ -69,6 +70,8 @@ export interface SessionSettings {
   readonly targets?: readonly string[] | undefined;
   /** Stops the session: no new request goes out, requests in flight are aborted. */
   readonly signal: AbortSignal;
+  /** Out-of-band testing: where callbacks go; none (`-ni`, or no template needs it) when absent. */
+  readonly oast?: OastPlan;
 }
 
 /** What the session tells its caller, to show or count. */
@@ -83,6 +86,10 @@ export interface SessionListener {
   onDump?(dumped: Dumped): void;
   /** A host was given up on (`-mhe`): its requests are not sent from now on. */
   onHostSkipped?(host: SkippedHost): void;
+  /** Out-of-band testing is ready: where callbacks go. */
+  onOastReady?(description: string): void;
+  /** A poll of the interactsh server failed (the session keeps polling). */
+  onOastPollError?(message: string): void;
 }
 
 /** `-ps` logins that failed: nothing of the scan was sent. */
@@ -130,9 +137,17 @@ export async function withScanSession<T>(
   });
   // Every request in flight listens to the session's signal: hundreds at once is normal here.
   setMaxListeners(0, settings.signal);
+  let oast: OpenOast | undefined;
   try {
-    return await work(await openSession(settings, listener, client));
+    if (settings.oast !== undefined) {
+      oast = await openOast(settings.oast, (error) =>
+        listener.onOastPollError?.(error instanceof Error ? error.message : String(error)),
+      );
+      listener.onOastReady?.(oast.description);
+    }
+    return await work(await openSession(settings, listener, client, oast));
   } finally {
+    await oast?.close();
     await client.close();
   }
 }
@@ -141,6 +156,7 @@ async function openSession(
   settings: SessionSettings,
   listener: SessionListener,
   client: HttpClient,
+  oast: OpenOast | undefined,
 ): Promise<ScanSession> {
   const rate =
     settings.rateLimit === undefined ? undefined : rateLimited(new RateLimiter(settings.rateLimit));
@@ -178,6 +194,7 @@ async function openSession(
       ...(settings.overrides === undefined ? {} : { overrides: settings.overrides }),
       matcherStatus,
       timeoutMs: settings.timeoutMs,
+      ...(oast === undefined ? {} : { oast: oast.watcher }),
     }),
     resolveTarget: resolveScheme,
     forgetFailures: () => {

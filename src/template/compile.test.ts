@@ -209,17 +209,21 @@ describe('placeholders of request text are compiled when the template is read', 
     expect(block?.body?.template.render(new Map()).unresolved).toEqual(['url_encode(username)', 'password']);
   });
 
-  it('marks an out-of-band marker unsupported even inside a helper call', () => {
+  it('gives an out-of-band marker the callback name of the request, also inside a helper call', () => {
     const result = parseTemplate(
       't.yaml',
       lines('http:', '  - path:', '      - \'{{BaseURL}}/?u={{base64("{{interactsh-url}}")}}\''),
     );
-    expect(result.status).toBe('unsupported');
-    if (result.status === 'unsupported') {
-      expect(result.features.map((f) => `${f.line}:${f.col} ${f.feature}`)).toEqual([
-        '7:35 out-of-band testing ({{interactsh-url}})',
-      ]);
-    }
+    expect(result.status).toBe('ok');
+    const block = result.status === 'ok' ? result.template.http[0] : undefined;
+    const path = block?.requests.kind === 'path' ? block.requests.paths[0] : undefined;
+    const scope = new Map([
+      ['BaseURL', 'http://t'],
+      ['interactsh-url', 'abc.oast.test'],
+    ]);
+    expect(path?.template.render(scope).text).toBe(
+      `http://t/?u=${Buffer.from('abc.oast.test').toString('base64')}`,
+    );
   });
 });
 

@@ -24,6 +24,8 @@ export function externalVariables(template: ParsedTemplate): ExternalVariable[] 
     ...TARGET_VARIABLE_NAMES,
     ...template.randstrNames,
     ...template.constants.keys(),
+    // Each request's callback name, given by the run (out-of-band testing).
+    'interactsh-url',
   ]);
   for (const variable of template.variables) known.add(variable.name);
   for (const block of template.http) {

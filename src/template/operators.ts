@@ -11,7 +11,6 @@ import type { MapEntry, Path, Position, SourceNode } from '../source/index.js';
 import { didYouMean } from '../source/index.js';
 import type { ParseContext } from './context.js';
 import { EXTRACTOR_KEYS, MATCHER_KEYS } from './keys.js';
-import { isOastPart, mentionsOast } from './placeholders.js';
 
 const MATCHER_TYPES = ['word', 'regex', 'status', 'size', 'binary', 'dsl', 'xpath'] as const;
 const EXTRACTOR_TYPES = ['regex', 'kval', 'json', 'xpath', 'dsl'] as const;
@@ -157,9 +156,6 @@ function commonFields(
     const text = ctx.string(part.value, [...path, 'part'], 'a response part');
     if (text !== undefined && text.trim() !== '') {
       out.part = text.trim();
-      if (isOastPart(out.part)) {
-        ctx.markUnsupported(`out-of-band testing (part: ${out.part})`, part.value.pos, [...path, 'part']);
-      }
     }
   }
   const internal = fields.internal;
@@ -311,10 +307,8 @@ function checkOastValues(
 ): void {
   decoded.nodes.forEach((node, i) => {
     if (node.kind !== 'scalar') return;
-    if (ctx.checkOastMarkers(node, [...path, i])) return;
-    if (type === 'dsl' && mentionsOast(node.text)) {
-      ctx.markUnsupported('out-of-band testing (interactsh in dsl)', node.pos, [...path, i]);
-    }
+    // A matcher's own values are compared as written: no callback name is given to them.
+    if (type !== 'dsl') ctx.checkOastMarkers(node, [...path, i]);
   });
 }
 

@@ -601,25 +601,21 @@ describe('unsupported features', () => {
     expect(unsupported(`${HEADER}${key}:\n  - x: 1\n`)[0]).toMatch(new RegExp(`^5:1 ${key}`));
   });
 
-  it('marks {{interactsh-url}} in a request unsupported at the marker', () => {
-    expect(
-      unsupported(
-        `${HEADER}http:\n  - raw:\n      - |\n        GET /?u={{interactsh-url}} HTTP/1.1\n        Host: {{Hostname}}\n`,
-      ),
-    ).toEqual(['8:17 out-of-band testing ({{interactsh-url}})']);
+  it('runs {{interactsh-url}} in a request, and interactsh parts and dsl in matchers', () => {
+    const raw = `${HEADER}http:\n  - raw:\n      - |\n        GET /?u={{interactsh-url}} HTTP/1.1\n        Host: {{Hostname}}\n`;
+    const matchers = `    matchers:\n      - type: word\n        part: interactsh_protocol\n        words: [dns]\n      - type: dsl\n        dsl: ["contains(interactsh_request, 'x')"]\n`;
+    expect(parse(`${raw}${matchers}`).status).toBe('ok');
   });
 
-  it('marks interactsh parts and dsl unsupported', () => {
+  it('marks {{interactsh-url}} unsupported where no request gives it a callback name: variables and matcher values', () => {
+    expect(unsupported(`${HEADER}variables:\n  u: "{{interactsh-url}}"\n${GET}`)).toEqual([
+      '6:7 out-of-band testing ({{interactsh-url}})',
+    ]);
     expect(
       unsupported(
-        `${HEADER}${GET}    matchers:\n      - type: word\n        part: interactsh_protocol\n        words: [dns]\n`,
+        `${HEADER}${GET}    matchers:\n      - type: word\n        words: ["{{interactsh-url}}"]\n`,
       )[0],
-    ).toMatch(/out-of-band testing \(part: interactsh_protocol\)/);
-    expect(
-      unsupported(
-        `${HEADER}${GET}    matchers:\n      - type: dsl\n        dsl: ["contains(interactsh_protocol, 'dns')"]\n`,
-      )[0],
-    ).toMatch(/interactsh in dsl/);
+    ).toMatch(/out-of-band testing \(\{\{interactsh-url\}\}\)/);
   });
 
   it('reports errors rather than unsupported when a template has both', () => {

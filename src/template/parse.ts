@@ -483,14 +483,13 @@ function decodeBody(ctx: ParseContext, entry: MapEntry | undefined, path: Path):
   return compiledScalar(ctx, scalar, path, true);
 }
 
-/** A scalar of request text, checked for out-of-band markers and compiled. */
+/** A scalar of request text, compiled (`{{interactsh-url}}` is a callback name the run gives). */
 function compiledScalar(
   ctx: ParseContext,
   scalar: ScalarNode,
   path: Path,
   crlf = false,
 ): TemplateText | undefined {
-  ctx.checkOastMarkers(scalar, path);
   const template = compileScalar(ctx, scalar, path, { crlf });
   return template === undefined ? undefined : { template, pos: scalar.pos };
 }

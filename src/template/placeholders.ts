@@ -2,8 +2,9 @@ import type { Position, ScalarNode } from '../source/index.js';
 
 /**
  * Out-of-band (interactsh) markers, wherever they sit (also inside a helper call such as
- * `{{base64("{{interactsh-url}}")}}`): keyhole has no OAST server yet, so a template that needs one
- * would send requests whose answer it can never observe.
+ * `{{base64("{{interactsh-url}}")}}`). A request's text gets a callback name per request; a
+ * `variables:` value, a payload or a matcher's own value get none (the run evaluates them before or
+ * apart from any request), so there the marker is reported as unsupported.
  */
 const OAST_MARKER = /\{\{\s*interactsh[-_]url(?:_\d+)*\s*\}\}/i;
 
@@ -15,16 +16,6 @@ export function oastMarkerOffset(text: string): number {
 /** The marker found at `offset`, as written (`{{interactsh-url}}`). */
 export function oastMarkerAt(text: string, offset: number): string {
   return OAST_MARKER.exec(text.slice(offset))?.[0] ?? '';
-}
-
-/** Response parts that only exist with an OAST server. */
-export function isOastPart(part: string): boolean {
-  return /^interactsh_(protocol|request|response|ip)(_\d+)?$/i.test(part);
-}
-
-/** Mentions of OAST values inside a DSL expression (`interactsh_protocol`, `interactsh-url`, …). */
-export function mentionsOast(expression: string): boolean {
-  return /interactsh[-_](url|protocol|request|response|ip)/i.test(expression);
 }
 
 /**

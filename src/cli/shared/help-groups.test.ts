@@ -20,6 +20,7 @@ describe('--help of the commands that scan', () => {
       'Output:',
       'Secrets:',
       'Configurations:',
+      'Interactsh:',
       'Rate-Limit:',
       'Optimizations:',
       'Debug:',
@@ -41,7 +42,7 @@ describe('--help of the commands that scan', () => {
     expect(section('Rate-Limit:')).toContain('--rl, --rate-limit <n>');
     expect(section('Optimizations:')).toContain('--mhe, --max-host-error <n>');
     expect(section('Debug:')).toContain('--debug-req');
-    expect(section('Options:')).toBe('  -h, --help                             display help for command');
+    expect(section('Options:')).toBe('  -h, --help                                display help for command');
   });
 
   it('groups the request flags of retest and worker the same way', async () => {

@@ -4,6 +4,8 @@
  * session reports, shown on the command's output.
  */
 import {
+  type OastPlan,
+  OastUnavailable,
   PrefetchFailed,
   plannedEntries,
   type ScanSession,
@@ -68,7 +70,13 @@ export interface SessionCounts {
 export async function withCommandSession<T>(
   config: RunConfig,
   secrets: LoadedSecrets | undefined,
-  context: { readonly io: CliIo; readonly output: ScanOutput; readonly counts?: SessionCounts },
+  context: {
+    readonly io: CliIo;
+    readonly output: ScanOutput;
+    readonly counts?: SessionCounts;
+    /** Out-of-band testing for the templates that need it. */
+    readonly oast?: OastPlan | undefined;
+  },
   targets: readonly string[] | undefined,
   work: (session: ScanSession) => Promise<T>,
 ): Promise<T> {
@@ -93,6 +101,7 @@ export async function withCommandSession<T>(
     secrets,
     targets,
     signal: stop.signal,
+    ...(context.oast === undefined ? {} : { oast: context.oast }),
   };
   const listener: SessionListener = {
     ...(counts === undefined
@@ -106,10 +115,13 @@ export async function withCommandSession<T>(
     onLogin: (event, entry, prefetching) => reportLogin(event, entry, prefetching, output, counts),
     onHostSkipped: (host) => output.hostSkipped(host),
     onDump: (dumped) => output.dumped(dumped),
+    onOastReady: (description) => output.info(`out-of-band callbacks go to ${description}`),
+    onOastPollError: (message) => output.warn(`out-of-band: ${message}`),
   };
   try {
     return await withScanSession(settings, listener, work);
   } catch (error) {
+    if (error instanceof OastUnavailable) throw new UserError(error.message);
     if (!(error instanceof PrefetchFailed)) throw error;
     for (const { entry, reason } of error.failures)
       output.fatal(`login failed for ${entry.label}: ${reason}`);

@@ -1,9 +1,12 @@
 /** The flags of `keyhole scan`, read into checked values; every mistake is a `UserError` naming its flag. */
+
+import type { OastPlan } from '../../../scan/index.js';
 import { UserError } from '../../exit.js';
 import type { ExportPaths } from '../../shared/exports.js';
 import { numberFlag, type RunConfig, runConfig } from '../../shared/request-config.js';
 import { DEFAULT_CHUNK_SIZE, DEFAULT_STATS_INTERVAL, type ScanFlags } from './command.js';
 import { filtersGiven, type SelectionConfig, selectionConfig } from './filters.js';
+import { oastConfig } from './oast-config.js';
 
 export interface ScanConfig extends RunConfig {
   /** `-u` values, as given. */
@@ -27,6 +30,8 @@ export interface ScanConfig extends RunConfig {
   readonly queue: { readonly chunkSize: number } | undefined;
   /** The templates directory and the filters that choose templates from `templates` (or it). */
   readonly selection: SelectionConfig;
+  /** Where out-of-band callbacks go; undefined with -ni. */
+  readonly oast: OastPlan | undefined;
 }
 
 /** The flags given: `--team` left out when it was not given (see givenTeam). */
@@ -49,6 +54,7 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
     resume: flags.resume,
     queue: queueConfig(flags),
     selection: selectionConfig(flags),
+    oast: oastConfig(flags),
   };
   if (config.rescan !== undefined) checkRescan(config);
   if (config.resume !== undefined) checkResume(config, flags);

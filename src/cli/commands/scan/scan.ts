@@ -1,5 +1,6 @@
 /** `keyhole scan`: runs the scan here, or queues it for workers (`--queue`). */
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { usesOast } from '../../../engine/index.js';
 import { formatStatsJson, formatStatsLine } from '../../../output/index.js';
 import {
   doneRuns,
@@ -137,11 +138,15 @@ async function scanWith(
   exports.open();
   const stats = new ScanStats(plannedRuns(plan));
   stats.runsDone = doneRuns(plan);
+  const needsOast = templates.filter(usesOast).length;
+  if (needsOast > 0 && config.oast === undefined) {
+    output.warn(`-ni: the requests with {{interactsh-url}} of ${plural(needsOast, 'template')} are skipped`);
+  }
   try {
     return await withCommandSession(
       config,
       secrets,
-      { io, output, counts: stats },
+      { io, output, counts: stats, oast: needsOast > 0 ? config.oast : undefined },
       targets,
       async (session) => {
         const recorder: ScanRecorder =

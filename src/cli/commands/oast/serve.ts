@@ -1,0 +1,52 @@
+import { OastServerError, startOastServer } from '../../../oast/index.js';
+import { ExitCode, UserError } from '../../exit.js';
+import type { CliIo } from '../../io.js';
+import type { OastServeFlags } from './command.js';
+
+function log(io: CliIo, msg: string, fields: Record<string, unknown>): void {
+  io.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg, ...fields })}\n`);
+}
+
+/** `keyhole oast serve`: serves until SIGINT or SIGTERM; the exit code. */
+export async function serveOast(options: OastServeFlags, io: CliIo): Promise<number> {
+  const answerAddress = options.ip ?? (options.listen.host === '0.0.0.0' ? undefined : options.listen.host);
+  const dns =
+    options.dns === false ? undefined : (options.dnsListen ?? { host: options.listen.host, port: 53 });
+  if (dns !== undefined && answerAddress === undefined) {
+    throw new UserError(
+      'DNS answers need the address targets reach this server on: give it with --ip (or --no-dns)',
+    );
+  }
+  let server: Awaited<ReturnType<typeof startOastServer>>;
+  try {
+    server = await startOastServer({
+      domain: options.domain,
+      http: options.listen,
+      ...(dns ? { dns } : {}),
+      ...(answerAddress ? { answerAddress } : {}),
+      ...(options.token ? { token: options.token } : {}),
+      onInteraction: (interaction) =>
+        log(io, 'interaction', {
+          protocol: interaction.protocol,
+          'unique-id': interaction['unique-id'],
+          'remote-address': interaction['remote-address'],
+        }),
+    });
+  } catch (error) {
+    if (error instanceof OastServerError) throw new UserError(error.message);
+    throw error;
+  }
+  log(io, 'listening', {
+    url: server.url,
+    domain: server.domain,
+    ...(server.dns ? { dns: `${server.dns.host}:${server.dns.port}` } : {}),
+    token: options.token ? 'required' : 'none',
+  });
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  log(io, 'shutting down', { signal });
+  await server.close();
+  return ExitCode.ok;
+}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../http/index.js';
+import { InteractionWatcher, OastClient, type OastServer, startOastServer } from '../oast/index.js';
+import { type BlindSsrfApp, blindSsrfApp } from '../oast/testing/blind-ssrf.js';
+import { transportDispatch } from '../send/index.js';
+import { runTemplate } from './index.js';
+import { template } from './testing/templates.js';
+import type { OastSource } from './types.js';
+
+let listener: OastServer;
+let app: BlindSsrfApp;
+let watcher: InteractionWatcher;
+const client = new HttpClient({ timeoutMs: 5000 });
+const dispatch = transportDispatch(client);
+
+beforeAll(async () => {
+  listener = await startOastServer({
+    domain: 'oast.test',
+    http: { host: '127.0.0.1', port: 0 },
+    dns: { host: '127.0.0.1', port: 0 },
+  });
+  app = await blindSsrfApp(listener.dns!, listener.http.port);
+  const oast = await OastClient.register({ server: listener.url, domain: listener.domain });
+  watcher = new InteractionWatcher(oast, {
+    cacheSize: 100,
+    evictionMs: 60_000,
+    pollMs: 100,
+    cooldownMs: 1500,
+  });
+});
+
+afterAll(async () => {
+  await watcher.close();
+  await app.close();
+  await listener.close();
+  await client.close();
+});
+
+const ssrf = (path: string, protocol = 'http') =>
+  template(`id: blind-ssrf
+info:
+  name: Blind SSRF
+  author: keyhole
+  severity: high
+http:
+  - method: GET
+    path:
+      - "{{BaseURL}}${path}"
+    matchers-condition: and
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: ["${protocol}"]
+      - type: status
+        status: [200]
+`);
+
+/** The watcher, recording the names it gives. */
+function recording(): OastSource & { names: string[] } {
+  const names: string[] = [];
+  return {
+    names,
+    newName: () => {
+      const name = watcher.newName();
+      names.push(name.uniqueId);
+      return name;
+    },
+    waitFor: (ids, take) => watcher.waitFor(ids, take),
+  };
+}
+
+describe('out-of-band testing in a template run', () => {
+  it('finds a blind SSRF by the HTTP callback the application made to the request’s own name', async () => {
+    const oast = recording();
+    const run = await runTemplate(ssrf('/fetch?url=http://{{interactsh-url}}/probe'), app.origin, {
+      dispatch,
+      oast,
+    });
+    expect(run.matched).toBe(true);
+    expect(run.events).toHaveLength(1);
+    const event = run.events[0]!;
+    expect(event['matched-at']).toBe(`${app.origin}/fetch?url=http://${oast.names[0]}.oast.test/probe`);
+    expect(event.interaction).toMatchObject({
+      protocol: 'http',
+      'unique-id': oast.names[0],
+      'remote-address': '127.0.0.1',
+    });
+    expect(event.interaction?.['raw-request']).toContain('GET /probe HTTP/1.1');
+  });
+
+  it('sees a callback that is only a DNS lookup of the name', async () => {
+    const run = await runTemplate(ssrf('/lookup?host={{interactsh-url}}', 'dns'), app.origin, {
+      dispatch,
+      oast: recording(),
+    });
+    expect(run.events.map((e) => e.interaction?.protocol)).toEqual(['dns']);
+    expect(run.events[0]?.interaction?.['q-type']).toBe('A');
+  });
+
+  it('closes a run whose target never calls back after the cooldown, without a finding', async () => {
+    const started = Date.now();
+    const run = await runTemplate(ssrf('/safe?url=http://{{interactsh-url}}/'), app.origin, {
+      dispatch,
+      oast: recording(),
+    });
+    expect(run.matched).toBe(false);
+    expect(run.requests).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+  });
+
+  it('gives every request a name of its own, so a callback is traced to the request that caused it', async () => {
+    const oast = recording();
+    const t = template(`id: two
+info: {name: two, author: keyhole, severity: high}
+http:
+  - method: GET
+    path:
+      - "{{BaseURL}}/safe?url=http://{{interactsh-url}}/"
+      - "{{BaseURL}}/fetch?url=http://{{interactsh-url}}/"
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [http]
+`);
+    const run = await runTemplate(t, app.origin, { dispatch, oast });
+    expect(new Set(oast.names).size).toBe(2);
+    expect(run.events.map((e) => e['matched-at'])).toEqual([
+      `${app.origin}/fetch?url=http://${oast.names[1]}.oast.test/`,
+    ]);
+  });
+
+  it('evaluates at once a request whose matchers do not read the interaction', async () => {
+    const t = template(`id: plain
+info: {name: plain, author: keyhole, severity: info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/safe?url={{interactsh-url}}"]
+    matchers:
+      - type: word
+        words: [queued]
+`);
+    const started = Date.now();
+    const run = await runTemplate(t, app.origin, { dispatch, oast: recording() });
+    expect(run.matched).toBe(true);
+    expect(run.events[0]?.interaction).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('skips the request, saying why, when out-of-band testing is off', async () => {
+    const run = await runTemplate(ssrf('/fetch?url=http://{{interactsh-url}}/'), app.origin, { dispatch });
+    expect(run.requests).toBe(0);
+    expect(run.skipped[0]?.reason).toMatch(/^out-of-band testing is off \(-ni\)/);
+  });
+});
