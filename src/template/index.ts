@@ -1,3 +1,4 @@
+export { DeferredTemplate, type TemplateChange } from './deferred.js';
 export { escapeInvalidPercentPath } from './escape.js';
 export { flowBlockIndex } from './flow.js';
 export { type ExternalVariable, externalVariables } from './inputs.js';

@@ -22,7 +22,7 @@ const RARE_TAG = 'bench-rare';
 export const suite: BenchSuite = async (report) => {
   const dir = await mkdtemp(join(tmpdir(), 'keyhole-bench-templates-'));
   try {
-    await generate(dir);
+    await generateLibrary(dir, count);
     const files = await listTemplateFiles(dir);
     const filter: TemplateFilter = { ...NO_FILTER, tags: [RARE_TAG], severities: ['critical', 'high'] };
     const readAndParse = async () => {
@@ -66,7 +66,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** `count` template files: corpus copies in folders of their own, the corpus helpers at the root. */
-async function generate(dir: string): Promise<void> {
+export async function generateLibrary(dir: string, count: number): Promise<void> {
   await cp(join(corpus, 'helpers'), join(dir, 'helpers'), { recursive: true });
   const sources = await corpusTemplates();
   for (let i = 0; i < count; i++) {

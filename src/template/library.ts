@@ -6,6 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
+import { DeferredTemplate } from './deferred.js';
 import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import { readQuickFields } from './quick-metadata.js';
@@ -29,8 +30,15 @@ export interface TemplateFile {
   readonly root: string;
 }
 
-/** A template the filters took (or whose metadata could not be read), and how it was given. */
-export type SelectedResult = TemplateResult & { readonly named: boolean };
+/**
+ * A template the filters took (or whose metadata could not be read), and how it was given. One that
+ * compiles is kept as a {@link DeferredTemplate}: checked, and compiled again when it runs.
+ */
+export type SelectedResult = SelectedOne & { readonly named: boolean };
+
+type SelectedOne =
+  | Exclude<TemplateResult, { status: 'ok' }>
+  | (Omit<Extract<TemplateResult, { status: 'ok' }>, 'template'> & { readonly template: DeferredTemplate });
 
 export interface Selection {
   /** In the order the paths gave them; each file once. */
@@ -76,7 +84,7 @@ export async function selectTemplates(paths: readonly string[], options: SelectO
 async function selectOne(
   source: TemplateFile,
   options: SelectOptions,
-): Promise<TemplateResult | 'filteredOut' | 'leftOutByDefault'> {
+): Promise<SelectedOne | 'filteredOut' | 'leftOutByDefault'> {
   const { file } = source;
   const { filter, defaults } = options;
   const read = await readTemplateText(file);
@@ -99,8 +107,9 @@ async function selectOne(
   const result = parseTemplateSource(file, text, parsed ?? parseTemplateText(file, text), {
     payloadFiles: payloadFileReader(source.root),
   });
-  if (result.status === 'ok' && !conditionsHold(filter, result.template)) return 'filteredOut';
-  return result;
+  if (result.status !== 'ok') return result;
+  if (!conditionsHold(filter, result.template)) return 'filteredOut';
+  return { ...result, template: new DeferredTemplate(result.template, text, source.root) };
 }
 
 function isEmpty(filter: TemplateFilter): boolean {
@@ -152,7 +161,7 @@ function isInside(file: string, dir: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
-function fileError(file: string, message: string): TemplateResult {
+function fileError(file: string, message: string): SelectedOne {
   const diagnostics = new Diagnostics(file);
   diagnostics.error({ line: 1, col: 1, offset: 0 }, [], message);
   return { status: 'error', file, diagnostics: sortDiagnostics(diagnostics.items) };

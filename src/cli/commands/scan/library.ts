@@ -8,7 +8,7 @@ import { type CompiledExpression, compileExpression } from '../../../dsl/index.j
 import { formatDiagnostic, parseSource, printable, type SourceNode } from '../../../source/index.js';
 import {
   type DefaultExclusions,
-  type ParsedTemplate,
+  type DeferredTemplate,
   readTemplateText,
   type SelectedResult,
   type Selection,
@@ -32,7 +32,8 @@ export interface TemplateSources {
 
 /** The templates a scan runs, and how many were skipped for unsupported features or errors. */
 export interface ChosenTemplates {
-  readonly templates: ParsedTemplate[];
+  /** Checked, and compiled again as their runs start. */
+  readonly templates: DeferredTemplate[];
   readonly unsupported: number;
   readonly broken: number;
 }
@@ -159,7 +160,7 @@ async function runnable(
     throw new UserError(`${count}; fix them or leave them out (keyhole templates validate lists them)`);
   }
   for (const result of broken) output.warn(`skipped ${firstError(result)}`);
-  const templates: ParsedTemplate[] = [];
+  const templates: DeferredTemplate[] = [];
   for (const result of results) if (result.status === 'ok') templates.push(result.template);
   const unsupported = results.filter((r) => r.status === 'unsupported');
   reportUnsupported(unsupported, output);
@@ -238,7 +239,7 @@ function featureName(feature: string): string {
 
 /** `-tl`: the selected templates, one a line; `-td`: their text. */
 export async function showTemplates(
-  templates: readonly ParsedTemplate[],
+  templates: readonly Pick<DeferredTemplate, 'id' | 'file' | 'info'>[],
   show: 'list' | 'display',
   sources: TemplateSources,
   io: CliIo,
