@@ -38,6 +38,9 @@ export const suite: BenchSuite = async (report) => {
       selectedFiles = selection.results.map((r) => r.file);
     });
     const loadSelected = await timed(() => loadTemplates(selectedFiles));
+    const cacheFile = join(dir, 'cache', 'metadata.json');
+    const selectCaching = await timed(() => selectTemplates([dir], { filter, cacheFile }));
+    const selectCached = await timed(() => selectTemplates([dir], { filter, cacheFile }));
     report.heading(`Loading templates (${files.length.toLocaleString('en-US')} files)`);
     report.table(
       ['what', 'time (ms)', '× read + YAML parse'],
@@ -51,7 +54,12 @@ export const suite: BenchSuite = async (report) => {
           selectSome / readParse,
         ],
         ['load only those templates (loadTemplates on their files)', loadSelected, loadSelected / readParse],
+        ['the same selection, writing the metadata cache', selectCaching, selectCaching / readParse],
+        ['the same selection, from the metadata cache', selectCached, selectCached / readParse],
       ],
+    );
+    report.note(
+      `Filtered selection from the metadata cache ÷ loading only the selected templates: ${(selectCached / loadSelected).toFixed(2)}`,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
 import { DeferredTemplate } from './deferred.js';
 import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
+import { MetadataCache } from './metadata-cache.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import { readQuickFields } from './quick-metadata.js';
 import {
@@ -54,6 +55,11 @@ export interface SelectOptions {
   /** The templates directory: payload files of the templates under it are looked up up to it. */
   readonly templatesDir?: string | undefined;
   readonly defaults?: DefaultExclusions | undefined;
+  /**
+   * Where the filters' fields of each file are remembered between selections (see
+   * {@link MetadataCache}); without one, every file is read to judge it.
+   */
+  readonly cacheFile?: string | undefined;
 }
 
 /** Files read at once: enough to keep the disk busy, few enough not to hold thousands of texts. */
@@ -65,6 +71,7 @@ const READ_AHEAD = 32;
  */
 export async function selectTemplates(paths: readonly string[], options: SelectOptions): Promise<Selection> {
   const files = await templateFiles(paths, options.templatesDir);
+  const cache = options.cacheFile === undefined ? undefined : await MetadataCache.open(options.cacheFile);
   const results: (SelectedResult | undefined)[] = new Array(files.length);
   const counts = { filteredOut: 0, leftOutByDefault: 0 };
   let next = 0;
@@ -72,26 +79,35 @@ export async function selectTemplates(paths: readonly string[], options: SelectO
     while (next < files.length) {
       const index = next++;
       const file = files[index] as TemplateFile;
-      const result = await selectOne(file, options);
+      const result = await selectOne(file, options, cache);
       if (typeof result === 'string') counts[result]++;
       else results[index] = { ...result, named: file.named };
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_AHEAD, files.length) }, worker));
+  await cache?.save();
   return { results: results.filter((r) => r !== undefined), ...counts };
 }
 
 async function selectOne(
   source: TemplateFile,
   options: SelectOptions,
+  cache: MetadataCache | undefined,
 ): Promise<SelectedOne | 'filteredOut' | 'leftOutByDefault'> {
   const { file } = source;
   const { filter, defaults } = options;
+  const judged = !isEmpty(filter) || (!source.named && defaults !== undefined);
+  const stamp = judged && cache !== undefined ? await stat(file).catch(() => undefined) : undefined;
+  const remembered = stamp === undefined ? undefined : cache?.lookup(file, stamp);
+  if (remembered !== undefined) {
+    const verdict = judge(source, options, remembered);
+    if (verdict !== undefined) return verdict;
+  }
   const read = await readTemplateText(file);
   if (!read.ok) return fileError(file, read.reason);
   const text = read.text;
   let parsed: ParsedSource | undefined;
-  if (!isEmpty(filter) || (!source.named && defaults !== undefined)) {
+  if (judged && remembered === undefined) {
     let metadata: FilterFields | undefined = readQuickFields(file, text) ?? readHeadMetadata(file, text);
     if (metadata === undefined) {
       parsed = parseTemplateText(file, text);
@@ -99,9 +115,9 @@ async function selectOne(
         metadata = readMetadata(file, text, parsed.root);
     }
     if (metadata !== undefined) {
-      if (!filterTakes(filter, metadata)) return 'filteredOut';
-      if (!source.named && defaults !== undefined && excludedByDefault(defaults, filter, metadata))
-        return 'leftOutByDefault';
+      if (stamp !== undefined) cache?.record(metadata, stamp);
+      const verdict = judge(source, options, metadata);
+      if (verdict !== undefined) return verdict;
     }
   }
   const result = parseTemplateSource(file, text, parsed ?? parseTemplateText(file, text), {
@@ -110,6 +126,18 @@ async function selectOne(
   if (result.status !== 'ok') return result;
   if (!conditionsHold(filter, result.template)) return 'filteredOut';
   return { ...result, template: new DeferredTemplate(result.template, text, source.root) };
+}
+
+/** Why the filters or the default exclusions leave the template out; undefined when they take it. */
+function judge(
+  source: TemplateFile,
+  { filter, defaults }: SelectOptions,
+  metadata: FilterFields,
+): 'filteredOut' | 'leftOutByDefault' | undefined {
+  if (!filterTakes(filter, metadata)) return 'filteredOut';
+  if (!source.named && defaults !== undefined && excludedByDefault(defaults, filter, metadata))
+    return 'leftOutByDefault';
+  return undefined;
 }
 
 function isEmpty(filter: TemplateFilter): boolean {

@@ -2,6 +2,7 @@
  * The templates a scan runs: the templates directory, the `-t` paths resolved in it, the filters,
  * and what is said about the templates left out (errors, unsupported features, default exclusions).
  */
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type CompiledExpression, compileExpression } from '../../../dsl/index.js';
@@ -134,6 +135,7 @@ async function selectFrom(
     filter: { ...filter, protocols: filter.protocols.filter((p) => p === 'http') },
     templatesDir: sources.templatesDir,
     defaults,
+    cacheFile: metadataCacheFile(sources.paths, io),
   });
   if (selection.leftOutByDefault > 0 && defaults !== undefined) {
     output.info(
@@ -297,6 +299,20 @@ async function defaultExclusions(
     tags: list('tags').map((t) => t.toLowerCase()),
     paths: list('files').map((f) => resolve(templatesDir, f)),
   };
+}
+
+/**
+ * Where the filters' fields of the templates under `paths` are remembered between scans:
+ * `$XDG_CACHE_HOME/keyhole`, else `~/.cache/keyhole`, one file per set of paths (a library, or the
+ * folders given with -t); none without either variable.
+ */
+function metadataCacheFile(paths: readonly string[], io: CliIo): string | undefined {
+  const xdg = nonEmpty(io.env.XDG_CACHE_HOME);
+  const home = nonEmpty(io.env.HOME);
+  const base = xdg ?? (home === undefined ? undefined : join(home, '.cache'));
+  if (base === undefined || !isAbsolute(base)) return undefined;
+  const key = createHash('sha256').update(paths.join('\0')).digest('hex').slice(0, 16);
+  return join(base, 'keyhole', `template-metadata-${key}.json`);
 }
 
 function ignoreFileOf(templatesDir: string): string {

@@ -130,6 +130,20 @@ describe("keyhole scan's template filters", () => {
     expect(await listed('-tags', 'cve,exposure', '-etags', 'cve2023')).toEqual(['CVE-2024-0001', 'env-file']);
   });
 
+  it('remembers the filter fields of the library in $XDG_CACHE_HOME/keyhole and selects the same from them', async () => {
+    const env = { XDG_CACHE_HOME: ws.path('xdg-cache') };
+    const argv = ['--templates-dir', library, '-tl', '-tags', 'cve'];
+    const first = await scan(argv, env);
+    expect(first.code).toBe(0);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(ws.path('xdg-cache/keyhole'))).toEqual([
+      expect.stringMatching(/^template-metadata-[0-9a-f]{16}\.json$/),
+    ]);
+    const second = await scan(argv, env);
+    expect(second.out).toBe(first.out);
+    expect(second.out).toContain('CVE-2024-0001');
+  });
+
   it('forces in the templates with an -itags tag, even when excluded or not asked for', async () => {
     expect(await listed('-etags', 'cve', '-itags', 'cve2023')).toEqual([
       'CVE-2023-0002',
