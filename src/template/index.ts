@@ -3,6 +3,7 @@ export { escapeInvalidPercentPath } from './escape.js';
 export { flowBlockIndex } from './flow.js';
 export { type ExternalVariable, externalVariables } from './inputs.js';
 export {
+  type DuplicateId,
   type SelectedResult,
   type Selection,
   type SelectOptions,

@@ -48,6 +48,15 @@ export interface Selection {
   readonly filteredOut: number;
   /** Template files the filters took and the default exclusions left out. */
   readonly leftOutByDefault: number;
+  /** Templates left out because an earlier one has their id (nuclei runs the first it loads). */
+  readonly duplicates: readonly DuplicateId[];
+}
+
+export interface DuplicateId {
+  readonly id: string;
+  /** The template kept: the first with the id, in the order the paths gave them. */
+  readonly kept: string;
+  readonly dropped: string;
 }
 
 export interface SelectOptions {
@@ -86,7 +95,30 @@ export async function selectTemplates(paths: readonly string[], options: SelectO
   };
   await Promise.all(Array.from({ length: Math.min(READ_AHEAD, files.length) }, worker));
   await cache?.save();
-  return { results: results.filter((r) => r !== undefined), ...counts };
+  return { ...withoutDuplicateIds(results.filter((r) => r !== undefined)), ...counts };
+}
+
+/** The results less the templates whose id an earlier template has. */
+function withoutDuplicateIds(results: readonly SelectedResult[]): {
+  results: SelectedResult[];
+  duplicates: DuplicateId[];
+} {
+  const firstFile = new Map<string, string>();
+  const kept: SelectedResult[] = [];
+  const duplicates: DuplicateId[] = [];
+  for (const result of results) {
+    if (result.status === 'ok') {
+      const { id } = result.template;
+      const first = firstFile.get(id);
+      if (first !== undefined) {
+        duplicates.push({ id, kept: first, dropped: result.file });
+        continue;
+      }
+      firstFile.set(id, result.file);
+    }
+    kept.push(result);
+  }
+  return { results: kept, duplicates };
 }
 
 async function selectOne(

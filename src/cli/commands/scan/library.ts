@@ -137,6 +137,11 @@ async function selectFrom(
     defaults,
     cacheFile: metadataCacheFile(sources.paths, io),
   });
+  for (const { id, kept, dropped } of selection.duplicates) {
+    output.warn(
+      `skipped ${dropped}: its id "${id}" is the id of ${kept}, which runs; give each template an id of its own`,
+    );
+  }
   if (selection.leftOutByDefault > 0 && defaults !== undefined) {
     output.info(
       `left out ${plural(selection.leftOutByDefault, 'template')} that ${ignoreFileOf(sources.templatesDir ?? '')} leaves out by default` +

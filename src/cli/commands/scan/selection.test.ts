@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
-import { Workspace } from '../../../scan/testing/workspace.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
 
 const library = fileURLToPath(new URL('../../../../test/library', import.meta.url));
 
@@ -142,6 +142,18 @@ describe("keyhole scan's template filters", () => {
     const second = await scan(argv, env);
     expect(second.out).toBe(first.out);
     expect(second.out).toContain('CVE-2024-0001');
+  });
+
+  it('runs the first of two templates with the same id and skips the other with a line naming both', async () => {
+    mkdirSync(ws.path('dups'), { recursive: true });
+    ws.file('dups/a.yaml', pathsTemplate('same-id', ['{{BaseURL}}/first']));
+    ws.file('dups/b.yaml', pathsTemplate('same-id', ['{{BaseURL}}/second']));
+    const result = await scan(['-t', 'dups', '-u', host.origin]);
+    expect(result.code).toBe(0);
+    expect(host.requests.map((r) => r.path)).toEqual(['/first']);
+    expect(result.err).toContain(
+      `[WRN] skipped ${ws.path('dups/b.yaml')}: its id "same-id" is the id of ${ws.path('dups/a.yaml')}, which runs; give each template an id of its own\n`,
+    );
   });
 
   it('forces in the templates with an -itags tag, even when excluded or not asked for', async () => {
