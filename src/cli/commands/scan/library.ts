@@ -3,7 +3,7 @@
  * and what is said about the templates left out (errors, unsupported features, default exclusions).
  */
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type CompiledExpression, compileExpression } from '../../../dsl/index.js';
 import { formatDiagnostic, parseSource, printable, type SourceNode } from '../../../source/index.js';
@@ -18,6 +18,7 @@ import {
 } from '../../../template/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { isFile } from '../../shared/files.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
 import { table } from '../../shared/table.js';
 import { plural } from '../../shared/words.js';
@@ -94,12 +95,12 @@ export async function templateFilter(
 ): Promise<TemplateFilter> {
   const paths = (list: readonly string[]) => Promise.all(list.map((p) => locate(p, io, templatesDir)));
   return {
-    tags: selection.tags,
-    excludeTags: selection.excludeTags,
-    includeTags: selection.includeTags,
-    authors: selection.authors,
-    ids: selection.ids,
-    excludeIds: selection.excludeIds,
+    tags: await valuesOrFiles(selection.tags, '-tags', io),
+    excludeTags: await valuesOrFiles(selection.excludeTags, '-etags', io),
+    includeTags: await valuesOrFiles(selection.includeTags, '-itags', io),
+    authors: await valuesOrFiles(selection.authors, '-a/-author', io),
+    ids: await valuesOrFiles(selection.ids, '-id/-template-id', io),
+    excludeIds: await valuesOrFiles(selection.excludeIds, '-eid/-exclude-id', io),
     severities: selection.severities,
     excludeSeverities: selection.excludeSeverities,
     protocols: selection.protocols,
@@ -107,6 +108,29 @@ export async function templateFilter(
     excludePaths: await paths(selection.excludePaths),
     conditions: selection.conditions.map((c) => compileExpression(c) as CompiledExpression),
   };
+}
+
+/**
+ * A filter's values, lower-cased; a value naming a file (from the current folder) stands for the
+ * values on its lines, each line comma-separated as the flag's own value, as nuclei reads them.
+ */
+async function valuesOrFiles(values: readonly string[], flag: string, io: CliIo): Promise<string[]> {
+  const out: string[] = [];
+  for (const value of values) {
+    const path = resolve(io.cwd, value);
+    if (!(await isFile(path))) {
+      out.push(value.toLowerCase());
+      continue;
+    }
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UserError(
+        `${flag} ${value}: the file cannot be read (${error.code ?? error.message}); give values or a readable file of values, one a line`,
+      );
+    });
+    for (const line of text.split(/\r?\n/))
+      for (const item of line.split(',')) if (item.trim() !== '') out.push(item.trim().toLowerCase());
+  }
+  return out;
 }
 
 /** The templates the flags select, loaded; what is left out is said on stderr. */

@@ -156,6 +156,14 @@ describe("keyhole scan's template filters", () => {
     );
   });
 
+  it('reads the values of -tags, -etags and -id from a file that a value names, one a line or comma-separated', async () => {
+    ws.file('tags.txt', 'cve\n\nexposure\n');
+    ws.file('etags.txt', 'cve2023\n');
+    ws.file('ids.txt', 'ENV-FILE, cve-2024-*\n');
+    expect(await listed('-tags', 'tags.txt', '-etags', 'etags.txt')).toEqual(['CVE-2024-0001', 'env-file']);
+    expect(await listed('-id', 'ids.txt')).toEqual(['CVE-2024-0001', 'env-file']);
+  });
+
   it('forces in the templates with an -itags tag, even when excluded or not asked for', async () => {
     expect(await listed('-etags', 'cve', '-itags', 'cve2023')).toEqual([
       'CVE-2023-0002',
