@@ -35,6 +35,7 @@ export {
   type DefaultExclusions,
   filterTakes,
   idMatches,
+  isGlob,
   NO_FILTER,
   PROTOCOL_TYPES,
   readMetadata,

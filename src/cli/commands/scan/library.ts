@@ -10,6 +10,7 @@ import { formatDiagnostic, parseSource, printable, type SourceNode } from '../..
 import {
   type DefaultExclusions,
   type DeferredTemplate,
+  isGlob,
   readTemplateText,
   type SelectedResult,
   type Selection,
@@ -82,9 +83,10 @@ export async function templateSources(config: ScanConfig, io: CliIo): Promise<Te
 /** A path from the current folder when it exists there, else from the templates directory. */
 async function locate(path: string, io: CliIo, templatesDir: string | undefined): Promise<string> {
   const here = resolve(io.cwd, path);
-  if (templatesDir === undefined || isAbsolute(path) || (await exists(here))) return here;
-  const inLibrary = resolve(templatesDir, path);
-  return (await exists(inLibrary)) ? inLibrary : here;
+  // A glob is located by the folders before its first pattern.
+  const fixed = isGlob(path) ? path.slice(0, path.search(/[*?[]/)).replace(/[^/]*$/, '') || '.' : path;
+  if (templatesDir === undefined || isAbsolute(path) || (await exists(resolve(io.cwd, fixed)))) return here;
+  return (await exists(resolve(templatesDir, fixed))) ? resolve(templatesDir, path) : here;
 }
 
 /** The filters of the scan, with `-it`/`-et` paths resolved as `-t` paths are. */

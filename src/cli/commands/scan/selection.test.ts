@@ -211,6 +211,17 @@ describe("keyhole scan's template filters", () => {
     ]);
   });
 
+  it('reads -it and -et paths with *, ? or [..] as globs inside the templates directory, ** across folders', async () => {
+    expect(await listed('-et', 'http/cves/*')).toEqual(['env-file', 'path-detect']);
+    expect(await listed('-et', 'http/**/CVE-*.yaml')).toEqual(['env-file', 'path-detect']);
+    expect(await listed('-et', 'http/cves/202[3]')).toEqual(['CVE-2024-0001', 'env-file', 'path-detect']);
+    expect(await listed('-et', 'http/cves', '-it', 'http/*/2023/*.yaml')).toEqual([
+      'CVE-2023-0002',
+      'env-file',
+      'path-detect',
+    ]);
+  });
+
   it('takes http templates with -pt http; another type selects nothing, with a notice', async () => {
     expect(await listed('-pt', 'http', '-tags', 'tech')).toEqual(['path-detect']);
     const dns = await scan(['--templates-dir', library, '-pt', 'dns', '-u', host.origin]);
