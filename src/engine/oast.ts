@@ -7,7 +7,7 @@
  */
 import type { EventInteraction } from '../event/index.js';
 import type { Interaction } from '../oast/index.js';
-import type { HttpBlock } from '../template/index.js';
+import { type HttpBlock, writesOastName } from '../template/index.js';
 import type { Value } from './scope.js';
 
 export interface OastUse {
@@ -17,14 +17,13 @@ export interface OastUse {
   readonly readsInteraction: boolean;
 }
 
-const NAME = /\{\{\s*interactsh[-_]url/i;
 const PARTS = /interactsh_(protocol|request|response|ip)/i;
 const uses = new WeakMap<HttpBlock, OastUse>();
 
 export function oastUse(block: HttpBlock): OastUse {
   let use = uses.get(block);
   if (use === undefined) {
-    const writesName = NAME.test(block.usageText);
+    const writesName = writesOastName(block);
     use = { writesName, readsInteraction: writesName && PARTS.test(block.usageText) };
     uses.set(block, use);
   }
@@ -32,7 +31,10 @@ export function oastUse(block: HttpBlock): OastUse {
 }
 
 /** Whether a request of `template` writes a callback name: its runs need an interactsh server. */
-export function usesOast(template: { readonly http: readonly HttpBlock[] }): boolean {
+export function usesOast(
+  template: { readonly http: readonly HttpBlock[] } | { readonly writesOastName: boolean },
+): boolean {
+  if ('writesOastName' in template) return template.writesOastName;
   return template.http.some((block) => oastUse(block).writesName);
 }
 

@@ -3,7 +3,9 @@
  * flight, a global rate limit, redaction of everything shown or stored, and a recorder told about
  * the scan's life. The command line (`keyhole scan`) builds on this; so can a worker.
  */
+
 export { type AuthFigures, figuresSince, storedFigures } from './auth-ledger.js';
+export { CompiledTemplates, type PlanTemplate } from './compiled-templates.js';
 export { type OastPlan, type OastTiming, OastUnavailable, PUBLIC_OAST_SERVERS } from './oast.js';
 export { noRecorder, type ScanRecorder, type ScanTemplateRef } from './recorder.js';
 export {

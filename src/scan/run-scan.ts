@@ -8,7 +8,6 @@
 import { setMaxListeners } from 'node:events';
 import {
   type RequestOutcome,
-  type RunnableTemplate,
   type RunOptions,
   rfc3339,
   runTemplate,
@@ -16,12 +15,14 @@ import {
 } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
 import { TargetError } from '../targets/index.js';
+import { CompiledTemplates, type PlanTemplate } from './compiled-templates.js';
 import type { ScanStats } from './stats.js';
 import type { TargetResolution } from './target.js';
 
 /** What a scan runs: every template against every target (self-contained templates once). */
 export interface ScanPlan {
-  readonly templates: readonly RunnableTemplate[];
+  /** Deferred templates are compiled as their runs start and let go after (see CompiledTemplates). */
+  readonly templates: readonly PlanTemplate[];
   /** As given: URLs, or hosts without a scheme (resolved by `resolveTarget`). */
   readonly targets: readonly string[];
   /** Runs finished before (`-resume`): they are not made again. */
@@ -119,8 +120,9 @@ export async function runScan(
   const { signal } = settings;
   // Every request in flight listens to the scan's signal: hundreds at once is normal here.
   if (signal !== undefined) setMaxListeners(0, signal);
+  const compiled = new CompiledTemplates();
   const worker = async (): Promise<void> => {
-    const runner = new JobRunner(settings);
+    const runner = new JobRunner(settings, compiled);
     for (;;) {
       if (signal?.aborted === true) return;
       const next = jobs.next();
@@ -134,7 +136,7 @@ export async function runScan(
 }
 
 interface Job {
-  readonly template: RunnableTemplate;
+  readonly template: PlanTemplate;
   /** Undefined for a self-contained template's one run. */
   readonly target: PendingTarget | undefined;
   readonly run: ScanRun;
@@ -178,7 +180,10 @@ class JobRunner {
   /** The job whose template run is in progress: the callbacks report for it. */
   private job: Job | undefined;
 
-  constructor(private readonly settings: ScanRunSettings) {
+  constructor(
+    private readonly settings: ScanRunSettings,
+    private readonly compiled: CompiledTemplates,
+  ) {
     this.redact = settings.redact ?? ((text: string) => text);
     this.options = {
       ...settings.run,
@@ -203,7 +208,13 @@ class JobRunner {
       }
       url = resolved;
       this.job = job;
-      const run = await runTemplate(job.template, url, this.options);
+      const template = this.compiled.acquire(job.template);
+      let run: Awaited<ReturnType<typeof runTemplate>>;
+      try {
+        run = await runTemplate(template, url, this.options);
+      } finally {
+        this.compiled.release(job.template);
+      }
       if (run.aborted) return;
       if (run.flowError !== undefined) {
         stats.errors++;

@@ -24,6 +24,7 @@ import { HttpClient, type HttpRequest } from '../http/index.js';
 import { loadSecretFiles, SecretResolver } from '../secretfile/index.js';
 import { chain, onTheWire, transportDispatch, withSecrets } from '../send/index.js';
 import { type ParsedTemplate, parseTemplate } from '../template/index.js';
+import { generateLibrary } from '../template/library.bench.js';
 import { AuthLedger } from './auth-ledger.js';
 import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
@@ -202,6 +203,9 @@ async function throughput(report: Report, port: number, dir: string): Promise<vo
   report.table(['measure', 'autocannon req/s', 'req/s', 'ratio'], rows);
 }
 
+/** The templates of the library row: as many as nuclei-templates has http templates. */
+const LIBRARY_SIZE = Number(process.env.BENCH_TEMPLATES ?? 10_000);
+
 const rssChild = fileURLToPath(new URL('../bench/rss-child.js', import.meta.url));
 
 /** Peak RSS (bytes) of `keyhole scan -l <targets> -t <10 templates>` in a child process, and its request count. */
@@ -209,6 +213,7 @@ async function scanRss(
   port: number,
   dir: string,
   targets: number,
+  templates = join(dir, 'templates'),
 ): Promise<{ rss: number; seconds: number }> {
   const list = join(dir, `targets-${targets}.txt`);
   await writeFile(
@@ -224,7 +229,7 @@ async function scanRss(
       '-l',
       list,
       '-t',
-      join(dir, 'templates'),
+      templates,
       '--no-store',
       '-rl',
       '0',
@@ -265,6 +270,15 @@ async function memory(report: Report, port: number, dir: string): Promise<void> 
       `${(rss / 1024 / 1024).toFixed(0)} MB`,
     ]);
   }
+  const library = join(dir, 'library');
+  await generateLibrary(library, LIBRARY_SIZE);
+  const { rss, seconds: took } = await scanRss(port, dir, 1, library);
+  rows.push([
+    `1 target × ${LIBRARY_SIZE.toLocaleString('en-US')} templates (test/corpus copies)`,
+    '–',
+    '',
+    `${(rss / 1024 / 1024).toFixed(0)} MB (${took.toFixed(0)} s)`,
+  ]);
   report.table(['scan', 'requests', 'req/s (whole process)', 'peak RSS'], rows);
 }
 

@@ -1,7 +1,9 @@
+export { DeferredTemplate, type TemplateChange } from './deferred.js';
 export { escapeInvalidPercentPath } from './escape.js';
 export { flowBlockIndex } from './flow.js';
 export { type ExternalVariable, externalVariables } from './inputs.js';
 export {
+  type DuplicateId,
   type SelectedResult,
   type Selection,
   type SelectOptions,
@@ -27,12 +29,14 @@ export {
 } from './model.js';
 export { type ParsedTemplate, type ParseOptions, parseTemplate, type TemplateResult } from './parse.js';
 export { type PayloadFileReader, payloadCombinations, payloadFileValues } from './payloads.js';
+export { writesOastName } from './placeholders.js';
 export { parseRawRequest, RawRequestError } from './raw.js';
 export {
   conditionScope,
   type DefaultExclusions,
   filterTakes,
   idMatches,
+  isGlob,
   NO_FILTER,
   PROTOCOL_TYPES,
   readMetadata,

@@ -22,7 +22,7 @@ const RARE_TAG = 'bench-rare';
 export const suite: BenchSuite = async (report) => {
   const dir = await mkdtemp(join(tmpdir(), 'keyhole-bench-templates-'));
   try {
-    await generate(dir);
+    await generateLibrary(dir, count);
     const files = await listTemplateFiles(dir);
     const filter: TemplateFilter = { ...NO_FILTER, tags: [RARE_TAG], severities: ['critical', 'high'] };
     const readAndParse = async () => {
@@ -38,6 +38,9 @@ export const suite: BenchSuite = async (report) => {
       selectedFiles = selection.results.map((r) => r.file);
     });
     const loadSelected = await timed(() => loadTemplates(selectedFiles));
+    const cacheFile = join(dir, 'cache', 'metadata.json');
+    const selectCaching = await timed(() => selectTemplates([dir], { filter, cacheFile }));
+    const selectCached = await timed(() => selectTemplates([dir], { filter, cacheFile }));
     report.heading(`Loading templates (${files.length.toLocaleString('en-US')} files)`);
     report.table(
       ['what', 'time (ms)', '× read + YAML parse'],
@@ -51,7 +54,12 @@ export const suite: BenchSuite = async (report) => {
           selectSome / readParse,
         ],
         ['load only those templates (loadTemplates on their files)', loadSelected, loadSelected / readParse],
+        ['the same selection, writing the metadata cache', selectCaching, selectCaching / readParse],
+        ['the same selection, from the metadata cache', selectCached, selectCached / readParse],
       ],
+    );
+    report.note(
+      `Filtered selection from the metadata cache ÷ loading only the selected templates: ${(selectCached / loadSelected).toFixed(2)}`,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -66,7 +74,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** `count` template files: corpus copies in folders of their own, the corpus helpers at the root. */
-async function generate(dir: string): Promise<void> {
+export async function generateLibrary(dir: string, count: number): Promise<void> {
   await cp(join(corpus, 'helpers'), join(dir, 'helpers'), { recursive: true });
   const sources = await corpusTemplates();
   for (let i = 0; i < count; i++) {

@@ -6,7 +6,9 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
+import { DeferredTemplate } from './deferred.js';
 import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
+import { MetadataCache } from './metadata-cache.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import { readQuickFields } from './quick-metadata.js';
 import {
@@ -29,8 +31,15 @@ export interface TemplateFile {
   readonly root: string;
 }
 
-/** A template the filters took (or whose metadata could not be read), and how it was given. */
-export type SelectedResult = TemplateResult & { readonly named: boolean };
+/**
+ * A template the filters took (or whose metadata could not be read), and how it was given. One that
+ * compiles is kept as a {@link DeferredTemplate}: checked, and compiled again when it runs.
+ */
+export type SelectedResult = SelectedOne & { readonly named: boolean };
+
+type SelectedOne =
+  | Exclude<TemplateResult, { status: 'ok' }>
+  | (Omit<Extract<TemplateResult, { status: 'ok' }>, 'template'> & { readonly template: DeferredTemplate });
 
 export interface Selection {
   /** In the order the paths gave them; each file once. */
@@ -39,6 +48,15 @@ export interface Selection {
   readonly filteredOut: number;
   /** Template files the filters took and the default exclusions left out. */
   readonly leftOutByDefault: number;
+  /** Templates left out because an earlier one has their id (nuclei runs the first it loads). */
+  readonly duplicates: readonly DuplicateId[];
+}
+
+export interface DuplicateId {
+  readonly id: string;
+  /** The template kept: the first with the id, in the order the paths gave them. */
+  readonly kept: string;
+  readonly dropped: string;
 }
 
 export interface SelectOptions {
@@ -46,6 +64,11 @@ export interface SelectOptions {
   /** The templates directory: payload files of the templates under it are looked up up to it. */
   readonly templatesDir?: string | undefined;
   readonly defaults?: DefaultExclusions | undefined;
+  /**
+   * Where the filters' fields of each file are remembered between selections (see
+   * {@link MetadataCache}); without one, every file is read to judge it.
+   */
+  readonly cacheFile?: string | undefined;
 }
 
 /** Files read at once: enough to keep the disk busy, few enough not to hold thousands of texts. */
@@ -57,6 +80,7 @@ const READ_AHEAD = 32;
  */
 export async function selectTemplates(paths: readonly string[], options: SelectOptions): Promise<Selection> {
   const files = await templateFiles(paths, options.templatesDir);
+  const cache = options.cacheFile === undefined ? undefined : await MetadataCache.open(options.cacheFile);
   const results: (SelectedResult | undefined)[] = new Array(files.length);
   const counts = { filteredOut: 0, leftOutByDefault: 0 };
   let next = 0;
@@ -64,26 +88,58 @@ export async function selectTemplates(paths: readonly string[], options: SelectO
     while (next < files.length) {
       const index = next++;
       const file = files[index] as TemplateFile;
-      const result = await selectOne(file, options);
+      const result = await selectOne(file, options, cache);
       if (typeof result === 'string') counts[result]++;
       else results[index] = { ...result, named: file.named };
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_AHEAD, files.length) }, worker));
-  return { results: results.filter((r) => r !== undefined), ...counts };
+  await cache?.save();
+  return { ...withoutDuplicateIds(results.filter((r) => r !== undefined)), ...counts };
+}
+
+/** The results less the templates whose id an earlier template has. */
+function withoutDuplicateIds(results: readonly SelectedResult[]): {
+  results: SelectedResult[];
+  duplicates: DuplicateId[];
+} {
+  const firstFile = new Map<string, string>();
+  const kept: SelectedResult[] = [];
+  const duplicates: DuplicateId[] = [];
+  for (const result of results) {
+    if (result.status === 'ok') {
+      const { id } = result.template;
+      const first = firstFile.get(id);
+      if (first !== undefined) {
+        duplicates.push({ id, kept: first, dropped: result.file });
+        continue;
+      }
+      firstFile.set(id, result.file);
+    }
+    kept.push(result);
+  }
+  return { results: kept, duplicates };
 }
 
 async function selectOne(
   source: TemplateFile,
   options: SelectOptions,
-): Promise<TemplateResult | 'filteredOut' | 'leftOutByDefault'> {
+  cache: MetadataCache | undefined,
+): Promise<SelectedOne | 'filteredOut' | 'leftOutByDefault'> {
   const { file } = source;
   const { filter, defaults } = options;
+  const judged = !isEmpty(filter) || (!source.named && defaults !== undefined);
+  const stamp = judged && cache !== undefined ? await stat(file).catch(() => undefined) : undefined;
+  const remembered = stamp === undefined ? undefined : cache?.lookup(file, stamp);
+  if (remembered !== undefined) {
+    const verdict = judge(source, options, remembered);
+    if (verdict !== undefined) return verdict;
+  }
   const read = await readTemplateText(file);
   if (!read.ok) return fileError(file, read.reason);
   const text = read.text;
   let parsed: ParsedSource | undefined;
-  if (!isEmpty(filter) || (!source.named && defaults !== undefined)) {
+  if (judged && remembered === undefined) {
     let metadata: FilterFields | undefined = readQuickFields(file, text) ?? readHeadMetadata(file, text);
     if (metadata === undefined) {
       parsed = parseTemplateText(file, text);
@@ -91,16 +147,29 @@ async function selectOne(
         metadata = readMetadata(file, text, parsed.root);
     }
     if (metadata !== undefined) {
-      if (!filterTakes(filter, metadata)) return 'filteredOut';
-      if (!source.named && defaults !== undefined && excludedByDefault(defaults, filter, metadata))
-        return 'leftOutByDefault';
+      if (stamp !== undefined) cache?.record(metadata, stamp);
+      const verdict = judge(source, options, metadata);
+      if (verdict !== undefined) return verdict;
     }
   }
   const result = parseTemplateSource(file, text, parsed ?? parseTemplateText(file, text), {
     payloadFiles: payloadFileReader(source.root),
   });
-  if (result.status === 'ok' && !conditionsHold(filter, result.template)) return 'filteredOut';
-  return result;
+  if (result.status !== 'ok') return result;
+  if (!conditionsHold(filter, result.template)) return 'filteredOut';
+  return { ...result, template: new DeferredTemplate(result.template, text, source.root) };
+}
+
+/** Why the filters or the default exclusions leave the template out; undefined when they take it. */
+function judge(
+  source: TemplateFile,
+  { filter, defaults }: SelectOptions,
+  metadata: FilterFields,
+): 'filteredOut' | 'leftOutByDefault' | undefined {
+  if (!filterTakes(filter, metadata)) return 'filteredOut';
+  if (!source.named && defaults !== undefined && excludedByDefault(defaults, filter, metadata))
+    return 'leftOutByDefault';
+  return undefined;
 }
 
 function isEmpty(filter: TemplateFilter): boolean {
@@ -152,7 +221,7 @@ function isInside(file: string, dir: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
-function fileError(file: string, message: string): TemplateResult {
+function fileError(file: string, message: string): SelectedOne {
   const diagnostics = new Diagnostics(file);
   diagnostics.error({ line: 1, col: 1, offset: 0 }, [], message);
   return { status: 'error', file, diagnostics: sortDiagnostics(diagnostics.items) };

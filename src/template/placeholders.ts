@@ -8,6 +8,14 @@ import type { Position, ScalarNode } from '../source/index.js';
  */
 const OAST_MARKER = /\{\{\s*interactsh[-_]url(?:_\d+)*\s*\}\}/i;
 
+/** A callback name written anywhere in a block's requests, even inside a helper call. */
+const OAST_NAME = /\{\{\s*interactsh[-_]url/i;
+
+/** Whether a block's requests write a callback name: its runs need an interactsh server. */
+export function writesOastName(block: { readonly usageText: string }): boolean {
+  return OAST_NAME.test(block.usageText);
+}
+
 /** The offset of the first out-of-band marker in `text`, or -1. */
 export function oastMarkerOffset(text: string): number {
   return text.search(OAST_MARKER);

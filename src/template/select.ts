@@ -211,10 +211,31 @@ function matchesInclusions(filter: TemplateFilter, template: FilterFields): bool
   );
 }
 
-/** A path given to `-it`/`-et` takes the file itself, or every file under the folder. */
+/**
+ * A path given to `-it`/`-et` takes the file itself, or every file under the folder. A path with
+ * `*`, `?` or `[…]` is a glob (`**` crosses folders) over the file and the folders above it.
+ */
 function isUnder(file: string, path: string): boolean {
+  if (isGlob(path)) return pathGlob(resolve(path)).test(resolve(file));
   const rel = relative(resolve(path), resolve(file));
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** Whether an `-it`/`-et` path is a glob. */
+export function isGlob(path: string): boolean {
+  return /[*?[]/.test(path);
+}
+
+const pathGlobs = new Map<string, RegExp>();
+
+function pathGlob(pattern: string): RegExp {
+  let compiled = pathGlobs.get(pattern);
+  if (compiled === undefined) {
+    const parts = pattern.split('**').map(globSource);
+    compiled = new RegExp(`^${parts.join('.*')}(?:/.*)?$`, 's');
+    pathGlobs.set(pattern, compiled);
+  }
+  return compiled;
 }
 
 /** nuclei compares ids lower-cased, as Go's `filepath.Match` globs. */

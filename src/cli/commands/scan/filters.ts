@@ -8,7 +8,9 @@ import type { ScanFlags } from './command.js';
 
 /**
  * The selection as given: the filters' fields (`-pt` values are nuclei's protocol types), with
- * `-tc` expressions still as text and paths still relative to where they are resolved.
+ * `-tc` expressions still as text and paths still relative to where they are resolved. The values
+ * of -tags, -etags, -itags, -a, -id and -eid are as written (not yet lower-cased): one may name a
+ * file of values, as in nuclei (see `templateFilter`).
  */
 export interface SelectionConfig extends Omit<TemplateFilter, 'conditions'> {
   /** `--templates-dir` (or `-ud`), when given. */
@@ -22,16 +24,15 @@ export interface SelectionConfig extends Omit<TemplateFilter, 'conditions'> {
 type GivenFlags = Partial<ScanFlags>;
 
 export function selectionConfig(flags: GivenFlags): SelectionConfig {
-  const words = (values: readonly string[] | undefined) =>
-    (values ?? []).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+  const words = (values: readonly string[] | undefined) => given(values).map((v) => v.toLowerCase());
   const config: SelectionConfig = {
     templatesDir: templatesDirFlag(flags),
-    tags: words(flags.tags),
-    excludeTags: words(flags.excludeTags),
-    includeTags: words(flags.includeTags),
-    authors: words(flags.author),
-    ids: words(flags.templateId),
-    excludeIds: words(flags.excludeId),
+    tags: given(flags.tags),
+    excludeTags: given(flags.excludeTags),
+    includeTags: given(flags.includeTags),
+    authors: given(flags.author),
+    ids: given(flags.templateId),
+    excludeIds: given(flags.excludeId),
     severities: severities(words(flags.severity), '-s/-severity'),
     excludeSeverities: severities(words(flags.excludeSeverity), '-es/-exclude-severity'),
     protocols: protocols(words(flags.type)),
@@ -64,6 +65,10 @@ export function filtersGiven(config: SelectionConfig): string[] {
     ['-td', config.show === 'display'],
   ];
   return given.filter(([, on]) => on).map(([flag]) => flag);
+}
+
+function given(values: readonly string[] | undefined): string[] {
+  return (values ?? []).map((v) => v.trim()).filter((v) => v !== '');
 }
 
 function templatesDirFlag(flags: GivenFlags): string | undefined {

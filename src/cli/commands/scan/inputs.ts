@@ -1,10 +1,10 @@
 /** What a scan runs, read from the command line and the files it names: templates, targets, secrets. */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { PlanTemplate } from '../../../scan/index.js';
 import { originLabel, type SecretSet } from '../../../secretfile/index.js';
 import type { Scan } from '../../../store/index.js';
 import {
-  type ParsedTemplate,
   payloadFileValues,
   type VariableFile,
   VariablePayloadError,
@@ -21,7 +21,7 @@ import { ScanTargets } from './targets.js';
 
 /** What a scan runs: templates, targets, secrets. */
 export interface ScanInputs {
-  readonly templates: readonly ParsedTemplate[];
+  readonly templates: readonly PlanTemplate[];
   readonly unsupported: number;
   /** Templates of folders skipped for their errors. */
   readonly broken?: number;
@@ -30,7 +30,7 @@ export interface ScanInputs {
   /** The scan a `--rescan` re-runs. */
   readonly rescanOf?: Scan;
   /** The text of templates read from the store rather than from their files. */
-  readonly texts?: ReadonlyMap<ParsedTemplate, string>;
+  readonly texts?: ReadonlyMap<PlanTemplate, string>;
 }
 
 /** What the command line and the files it names give: templates, targets, secrets. */
@@ -45,8 +45,10 @@ export async function readGiven(config: ScanConfig, io: CliIo, output: ScanOutpu
   const secrets = await readSecrets(config, io, output, templatesDir);
   const files = await variableFiles(config.variables, io.cwd, output);
   const templates = withoutLoginTemplates(read.templates, secrets?.set, output).map((template) => {
-    const run = withVariablePayloads(template, files);
+    if (files.length === 0) return template;
+    const run = template.changed((compiled) => withVariablePayloads(compiled, files));
     if (run instanceof VariablePayloadError) throw new UserError(run.message);
+    if (run instanceof Error) throw run;
     return run;
   });
   const { unsupported, broken } = read;
@@ -68,13 +70,13 @@ export async function readGiven(config: ScanConfig, io: CliIo, output: ScanOutpu
  * A secret file's login templates are not scan templates, even in a folder given with -t: run
  * against every target they would post the login's credentials to hosts outside its scope.
  */
-export function withoutLoginTemplates(
-  templates: readonly ParsedTemplate[],
+export function withoutLoginTemplates<T extends { readonly file: string }>(
+  templates: readonly T[],
   secrets: SecretSet | undefined,
   output: ScanOutput,
-): ParsedTemplate[] {
+): T[] {
   const logins = new Map((secrets?.logins ?? []).map((login) => [login.template, login]));
-  const kept: ParsedTemplate[] = [];
+  const kept: T[] = [];
   for (const template of templates) {
     const login = logins.get(template.file);
     if (login === undefined) kept.push(template);

@@ -2,13 +2,15 @@
  * The templates a scan runs: the templates directory, the `-t` paths resolved in it, the filters,
  * and what is said about the templates left out (errors, unsupported features, default exclusions).
  */
-import { stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type CompiledExpression, compileExpression } from '../../../dsl/index.js';
 import { formatDiagnostic, parseSource, printable, type SourceNode } from '../../../source/index.js';
 import {
   type DefaultExclusions,
-  type ParsedTemplate,
+  type DeferredTemplate,
+  isGlob,
   readTemplateText,
   type SelectedResult,
   type Selection,
@@ -17,6 +19,7 @@ import {
 } from '../../../template/index.js';
 import { UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { isFile } from '../../shared/files.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
 import { table } from '../../shared/table.js';
 import { plural } from '../../shared/words.js';
@@ -32,7 +35,8 @@ export interface TemplateSources {
 
 /** The templates a scan runs, and how many were skipped for unsupported features or errors. */
 export interface ChosenTemplates {
-  readonly templates: ParsedTemplate[];
+  /** Checked, and compiled again as their runs start. */
+  readonly templates: DeferredTemplate[];
   readonly unsupported: number;
   readonly broken: number;
 }
@@ -79,9 +83,10 @@ export async function templateSources(config: ScanConfig, io: CliIo): Promise<Te
 /** A path from the current folder when it exists there, else from the templates directory. */
 async function locate(path: string, io: CliIo, templatesDir: string | undefined): Promise<string> {
   const here = resolve(io.cwd, path);
-  if (templatesDir === undefined || isAbsolute(path) || (await exists(here))) return here;
-  const inLibrary = resolve(templatesDir, path);
-  return (await exists(inLibrary)) ? inLibrary : here;
+  // A glob is located by the folders before its first pattern.
+  const fixed = isGlob(path) ? path.slice(0, path.search(/[*?[]/)).replace(/[^/]*$/, '') || '.' : path;
+  if (templatesDir === undefined || isAbsolute(path) || (await exists(resolve(io.cwd, fixed)))) return here;
+  return (await exists(resolve(templatesDir, fixed))) ? resolve(templatesDir, path) : here;
 }
 
 /** The filters of the scan, with `-it`/`-et` paths resolved as `-t` paths are. */
@@ -92,12 +97,12 @@ export async function templateFilter(
 ): Promise<TemplateFilter> {
   const paths = (list: readonly string[]) => Promise.all(list.map((p) => locate(p, io, templatesDir)));
   return {
-    tags: selection.tags,
-    excludeTags: selection.excludeTags,
-    includeTags: selection.includeTags,
-    authors: selection.authors,
-    ids: selection.ids,
-    excludeIds: selection.excludeIds,
+    tags: await valuesOrFiles(selection.tags, '-tags', io),
+    excludeTags: await valuesOrFiles(selection.excludeTags, '-etags', io),
+    includeTags: await valuesOrFiles(selection.includeTags, '-itags', io),
+    authors: await valuesOrFiles(selection.authors, '-a/-author', io),
+    ids: await valuesOrFiles(selection.ids, '-id/-template-id', io),
+    excludeIds: await valuesOrFiles(selection.excludeIds, '-eid/-exclude-id', io),
     severities: selection.severities,
     excludeSeverities: selection.excludeSeverities,
     protocols: selection.protocols,
@@ -105,6 +110,29 @@ export async function templateFilter(
     excludePaths: await paths(selection.excludePaths),
     conditions: selection.conditions.map((c) => compileExpression(c) as CompiledExpression),
   };
+}
+
+/**
+ * A filter's values, lower-cased; a value naming a file (from the current folder) stands for the
+ * values on its lines, each line comma-separated as the flag's own value, as nuclei reads them.
+ */
+async function valuesOrFiles(values: readonly string[], flag: string, io: CliIo): Promise<string[]> {
+  const out: string[] = [];
+  for (const value of values) {
+    const path = resolve(io.cwd, value);
+    if (!(await isFile(path))) {
+      out.push(value.toLowerCase());
+      continue;
+    }
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UserError(
+        `${flag} ${value}: the file cannot be read (${error.code ?? error.message}); give values or a readable file of values, one a line`,
+      );
+    });
+    for (const line of text.split(/\r?\n/))
+      for (const item of line.split(',')) if (item.trim() !== '') out.push(item.trim().toLowerCase());
+  }
+  return out;
 }
 
 /** The templates the flags select, loaded; what is left out is said on stderr. */
@@ -133,7 +161,13 @@ async function selectFrom(
     filter: { ...filter, protocols: filter.protocols.filter((p) => p === 'http') },
     templatesDir: sources.templatesDir,
     defaults,
+    cacheFile: metadataCacheFile(sources.paths, io),
   });
+  for (const { id, kept, dropped } of selection.duplicates) {
+    output.warn(
+      `skipped ${dropped}: its id "${id}" is the id of ${kept}, which runs; give each template an id of its own`,
+    );
+  }
   if (selection.leftOutByDefault > 0 && defaults !== undefined) {
     output.info(
       `left out ${plural(selection.leftOutByDefault, 'template')} that ${ignoreFileOf(sources.templatesDir ?? '')} leaves out by default` +
@@ -159,7 +193,7 @@ async function runnable(
     throw new UserError(`${count}; fix them or leave them out (keyhole templates validate lists them)`);
   }
   for (const result of broken) output.warn(`skipped ${firstError(result)}`);
-  const templates: ParsedTemplate[] = [];
+  const templates: DeferredTemplate[] = [];
   for (const result of results) if (result.status === 'ok') templates.push(result.template);
   const unsupported = results.filter((r) => r.status === 'unsupported');
   reportUnsupported(unsupported, output);
@@ -238,7 +272,7 @@ function featureName(feature: string): string {
 
 /** `-tl`: the selected templates, one a line; `-td`: their text. */
 export async function showTemplates(
-  templates: readonly ParsedTemplate[],
+  templates: readonly Pick<DeferredTemplate, 'id' | 'file' | 'info'>[],
   show: 'list' | 'display',
   sources: TemplateSources,
   io: CliIo,
@@ -296,6 +330,20 @@ async function defaultExclusions(
     tags: list('tags').map((t) => t.toLowerCase()),
     paths: list('files').map((f) => resolve(templatesDir, f)),
   };
+}
+
+/**
+ * Where the filters' fields of the templates under `paths` are remembered between scans:
+ * `$XDG_CACHE_HOME/keyhole`, else `~/.cache/keyhole`, one file per set of paths (a library, or the
+ * folders given with -t); none without either variable.
+ */
+function metadataCacheFile(paths: readonly string[], io: CliIo): string | undefined {
+  const xdg = nonEmpty(io.env.XDG_CACHE_HOME);
+  const home = nonEmpty(io.env.HOME);
+  const base = xdg ?? (home === undefined ? undefined : join(home, '.cache'));
+  if (base === undefined || !isAbsolute(base)) return undefined;
+  const key = createHash('sha256').update(paths.join('\0')).digest('hex').slice(0, 16);
+  return join(base, 'keyhole', `template-metadata-${key}.json`);
 }
 
 function ignoreFileOf(templatesDir: string): string {

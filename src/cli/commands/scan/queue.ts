@@ -1,7 +1,8 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
 import { enqueueScan } from '../../../queue/index.js';
+import type { PlanTemplate } from '../../../scan/index.js';
 import type { AuthEntry, Store } from '../../../store/index.js';
-import { type ParsedTemplate, readTemplateText } from '../../../template/index.js';
+import { DeferredTemplate, readTemplateText } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import type { ScanOutput } from '../../shared/scan-output.js';
@@ -12,9 +13,9 @@ export interface QueueRequest {
   readonly teamId: string;
   readonly name: string;
   readonly targets: readonly string[];
-  readonly templates: readonly ParsedTemplate[];
+  readonly templates: readonly PlanTemplate[];
   /** The text of templates read from the store rather than from their files (a rescan). */
-  readonly texts: ReadonlyMap<ParsedTemplate, string> | undefined;
+  readonly texts: ReadonlyMap<PlanTemplate, string> | undefined;
   readonly assetIds: readonly string[];
   readonly rescanOf: string | undefined;
   readonly chunkSize: number;
@@ -29,7 +30,7 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
     templates.map(async (t) => ({
       id: t.id,
       path: t.file,
-      content: texts?.get(t) ?? (await templateText(t.file)),
+      content: await storedText(t, texts),
       selfContained: t.selfContained,
     })),
   );
@@ -57,6 +58,18 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
     );
   }
   return ExitCode.ok;
+}
+
+/**
+ * A template's text to store with its scan: the text it was compiled from (a deferred template's,
+ * or one read from the store), else read again from its file.
+ */
+export async function storedText(
+  template: PlanTemplate,
+  texts: ReadonlyMap<PlanTemplate, string> | undefined,
+): Promise<string> {
+  const known = texts?.get(template) ?? (template instanceof DeferredTemplate ? template.text : undefined);
+  return known ?? templateText(template.file);
 }
 
 /** A template's text to store with its scan, read again from its file within the template size limit. */

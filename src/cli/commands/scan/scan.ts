@@ -6,6 +6,7 @@ import {
   doneRuns,
   executeScan,
   noRecorder,
+  type PlanTemplate,
   plannedRuns,
   runKey,
   type ScanPlan,
@@ -16,7 +17,6 @@ import {
   type TemplateRunOptions,
 } from '../../../scan/index.js';
 import { DEFAULT_TEAM, type Store } from '../../../store/index.js';
-import type { ParsedTemplate } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { ScanExports } from '../../shared/exports.js';
@@ -29,7 +29,7 @@ import type { ScanFlags } from './command.js';
 import { type ScanConfig, scanConfig } from './config.js';
 import { readGiven, type ScanInputs } from './inputs.js';
 import { chooseTemplates, showTemplates } from './library.js';
-import { queueScan, templateText } from './queue.js';
+import { queueScan, storedText } from './queue.js';
 import { storedScanInputs } from './rescan.js';
 import { authSummary, summaryOf } from './summary.js';
 import { storedAssets } from './targets.js';
@@ -286,15 +286,15 @@ function statsLines(config: ScanConfig, io: CliIo, stats: ScanStats, plan: ScanP
  * text of a template read from the store (a rescan) is kept as it was.
  */
 async function templateRefs(
-  templates: readonly ParsedTemplate[],
+  templates: readonly PlanTemplate[],
   withContent: boolean,
-  texts: ReadonlyMap<ParsedTemplate, string> | undefined,
+  texts: ReadonlyMap<PlanTemplate, string> | undefined,
 ): Promise<ScanTemplateRef[]> {
   return Promise.all(
     templates.map(async (t) => ({
       id: t.id,
       path: t.file,
-      ...(withContent ? { content: texts?.get(t) ?? (await templateText(t.file)) } : {}),
+      ...(withContent ? { content: await storedText(t, texts) } : {}),
     })),
   );
 }

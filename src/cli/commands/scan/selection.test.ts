@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
-import { Workspace } from '../../../scan/testing/workspace.js';
+import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
 
 const library = fileURLToPath(new URL('../../../../test/library', import.meta.url));
 
@@ -130,6 +130,40 @@ describe("keyhole scan's template filters", () => {
     expect(await listed('-tags', 'cve,exposure', '-etags', 'cve2023')).toEqual(['CVE-2024-0001', 'env-file']);
   });
 
+  it('remembers the filter fields of the library in $XDG_CACHE_HOME/keyhole and selects the same from them', async () => {
+    const env = { XDG_CACHE_HOME: ws.path('xdg-cache') };
+    const argv = ['--templates-dir', library, '-tl', '-tags', 'cve'];
+    const first = await scan(argv, env);
+    expect(first.code).toBe(0);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(ws.path('xdg-cache/keyhole'))).toEqual([
+      expect.stringMatching(/^template-metadata-[0-9a-f]{16}\.json$/),
+    ]);
+    const second = await scan(argv, env);
+    expect(second.out).toBe(first.out);
+    expect(second.out).toContain('CVE-2024-0001');
+  });
+
+  it('runs the first of two templates with the same id and skips the other with a line naming both', async () => {
+    mkdirSync(ws.path('dups'), { recursive: true });
+    ws.file('dups/a.yaml', pathsTemplate('same-id', ['{{BaseURL}}/first']));
+    ws.file('dups/b.yaml', pathsTemplate('same-id', ['{{BaseURL}}/second']));
+    const result = await scan(['-t', 'dups', '-u', host.origin]);
+    expect(result.code).toBe(0);
+    expect(host.requests.map((r) => r.path)).toEqual(['/first']);
+    expect(result.err).toContain(
+      `[WRN] skipped ${ws.path('dups/b.yaml')}: its id "same-id" is the id of ${ws.path('dups/a.yaml')}, which runs; give each template an id of its own\n`,
+    );
+  });
+
+  it('reads the values of -tags, -etags and -id from a file that a value names, one a line or comma-separated', async () => {
+    ws.file('tags.txt', 'cve\n\nexposure\n');
+    ws.file('etags.txt', 'cve2023\n');
+    ws.file('ids.txt', 'ENV-FILE, cve-2024-*\n');
+    expect(await listed('-tags', 'tags.txt', '-etags', 'etags.txt')).toEqual(['CVE-2024-0001', 'env-file']);
+    expect(await listed('-id', 'ids.txt')).toEqual(['CVE-2024-0001', 'env-file']);
+  });
+
   it('forces in the templates with an -itags tag, even when excluded or not asked for', async () => {
     expect(await listed('-etags', 'cve', '-itags', 'cve2023')).toEqual([
       'CVE-2023-0002',
@@ -171,6 +205,17 @@ describe("keyhole scan's template filters", () => {
   it('leaves out the files and folders of -et, unless -it names them', async () => {
     expect(await listed('-et', 'http/cves')).toEqual(['env-file', 'path-detect']);
     expect(await listed('-et', 'http/cves', '-it', 'http/cves/2023')).toEqual([
+      'CVE-2023-0002',
+      'env-file',
+      'path-detect',
+    ]);
+  });
+
+  it('reads -it and -et paths with *, ? or [..] as globs inside the templates directory, ** across folders', async () => {
+    expect(await listed('-et', 'http/cves/*')).toEqual(['env-file', 'path-detect']);
+    expect(await listed('-et', 'http/**/CVE-*.yaml')).toEqual(['env-file', 'path-detect']);
+    expect(await listed('-et', 'http/cves/202[3]')).toEqual(['CVE-2024-0001', 'env-file', 'path-detect']);
+    expect(await listed('-et', 'http/cves', '-it', 'http/*/2023/*.yaml')).toEqual([
       'CVE-2023-0002',
       'env-file',
       'path-detect',
