@@ -3,6 +3,7 @@ import {
   type LoginContext,
   type LoginRunner,
   loginRedirectRefusal,
+  valueNow,
 } from '../secretfile/index.js';
 import { chain, type Dispatch, withSecrets } from '../send/index.js';
 import { formatDiagnostic } from '../source/index.js';
@@ -49,7 +50,7 @@ export class TemplateLoginRunner implements LoginRunner {
     const run = await runTemplate(template, target, {
       ...this.options.run,
       dispatch: chain(this.options.dispatch, [withSecrets(context.secrets)]),
-      variables: Object.fromEntries(login.variables.map((v) => [v.name, v.value])),
+      variables: await loginVariables(login),
       refuseRedirect: loginRedirectRefusal(login, target),
       ...(this.options.exchangeDeadlines === undefined
         ? {}
@@ -68,6 +69,14 @@ export class TemplateLoginRunner implements LoginRunner {
     if (problem !== undefined) throw new LoginError(problem);
     return Object.fromEntries(values);
   }
+}
+
+/** The entry's variables as this login sends them: a `{totp: …}` value is a fresh code. */
+async function loginVariables(login: Login): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    login.variables.map(async (v) => [v.name, await valueNow(v.value)] as const),
+  );
+  return Object.fromEntries(entries);
 }
 
 async function readLoginTemplate(path: string): Promise<ParsedTemplate> {

@@ -26,6 +26,7 @@ import {
   type ValueSource,
   type Variable,
 } from './model.js';
+import { DEFAULT_TOTP, TOTP_ALGORITHMS } from './totp.js';
 
 const SECRET_KEYS = [
   'type',
@@ -161,7 +162,7 @@ function secretFromFields(
     }
   }
   const spec = decodeSpec(d, map, f, path, type);
-  if (scope === undefined || spec === undefined) return undefined;
+  if (scope === undefined || spec === undefined || !refuseOneTimeCodes(d, spec)) return undefined;
   return { origin, scope, spec };
 }
 
@@ -404,35 +405,131 @@ function decodeValue(d: Decoder, node: SourceNode, path: Path, nullHint?: string
         'expected a text value or a reference ({env: NAME}, {file: path}, {cmd: [program, args…]}), found a list',
       );
       return undefined;
-    case 'map': {
-      const f = d.fields(node, path, ['env', 'file', 'cmd'] as const);
-      const given = (['env', 'file', 'cmd'] as const).filter((k) => f[k] !== undefined);
-      if (given.length !== 1) {
-        if (given.length > 1)
-          d.error(node, path, `a reference takes exactly one of env, file, cmd; found ${given.join(', ')}`);
-        else if (node.entries.length === 0)
-          d.error(
-            node,
-            path,
-            'an empty reference; give {env: NAME}, {file: path} or {cmd: [program, args…]}',
-          );
-        return undefined;
-      }
-      if (f.env !== undefined) {
-        const name = d.text(f.env.value, [...path, 'env'], 'the name of an environment variable');
-        return name === undefined ? undefined : at({ kind: 'env', name });
-      }
-      if (f.file !== undefined) {
-        const file = d.text(f.file.value, [...path, 'file'], 'a file path (relative to the secret file)');
-        return file === undefined ? undefined : at({ kind: 'file', path: file });
-      }
-      if (f.cmd !== undefined) {
-        const argv = decodeArgv(d, f.cmd.value, [...path, 'cmd']);
-        return argv === undefined ? undefined : at({ kind: 'cmd', argv });
-      }
-      return undefined;
+    case 'map':
+      return decodeReference(d, node, path);
+  }
+}
+
+const REFERENCE_KINDS = ['env', 'file', 'cmd', 'totp'] as const;
+const TOTP_OPTIONS = ['digits', 'period', 'algorithm'] as const;
+
+function decodeReference(d: Decoder, node: MapNode, path: Path): Sourced | undefined {
+  const at = (source: ValueSource): Sourced => ({ source, pos: node.pos, path });
+  const f = d.fields(node, path, [...REFERENCE_KINDS, ...TOTP_OPTIONS]);
+  const given = REFERENCE_KINDS.filter((k) => f[k] !== undefined);
+  if (given.length !== 1) {
+    if (given.length > 1)
+      d.error(node, path, `a reference takes exactly one of env, file, cmd, totp; found ${given.join(', ')}`);
+    else if (node.entries.length === 0 || TOTP_OPTIONS.some((k) => f[k] !== undefined))
+      d.error(
+        node,
+        path,
+        'an empty reference; give {env: NAME}, {file: path}, {cmd: [program, args…]} or {totp: SECRET}',
+      );
+    return undefined;
+  }
+  if (f.totp === undefined) {
+    for (const key of TOTP_OPTIONS) {
+      const option = f[key];
+      if (option !== undefined)
+        d.error(option.key, [...path, key], `"${key}" is an option of {totp: …}; remove it here`);
     }
   }
+  if (f.env !== undefined) {
+    const name = d.text(f.env.value, [...path, 'env'], 'the name of an environment variable');
+    return name === undefined ? undefined : at({ kind: 'env', name });
+  }
+  if (f.file !== undefined) {
+    const file = d.text(f.file.value, [...path, 'file'], 'a file path (relative to the secret file)');
+    return file === undefined ? undefined : at({ kind: 'file', path: file });
+  }
+  if (f.cmd !== undefined) {
+    const argv = decodeArgv(d, f.cmd.value, [...path, 'cmd']);
+    return argv === undefined ? undefined : at({ kind: 'cmd', argv });
+  }
+  if (f.totp !== undefined) return decodeTotp(d, f, f.totp, path);
+  return undefined;
+}
+
+/** `{totp: SECRET, digits, period, algorithm}`: SECRET is base32 text or a reference to it. */
+function decodeTotp(
+  d: Decoder,
+  f: Fields<(typeof REFERENCE_KINDS)[number] | (typeof TOTP_OPTIONS)[number]>,
+  entry: MapEntry,
+  path: Path,
+): Sourced | undefined {
+  const secretPath = [...path, 'totp'];
+  const secret = decodeValue(
+    d,
+    entry.value,
+    secretPath,
+    'give the base32 secret, e.g. {totp: {env: APP_TOTP}}',
+  );
+  if (secret?.source.kind === 'totp') {
+    d.error(
+      entry.value,
+      secretPath,
+      'a {totp: …} secret cannot itself be a {totp: …}; give the base32 secret',
+    );
+    return undefined;
+  }
+  let ok = secret !== undefined;
+  let { digits, periodSeconds, algorithm } = DEFAULT_TOTP;
+  if (f.digits !== undefined) {
+    const value = d.integer(f.digits.value, [...path, 'digits'], { min: 6, max: 10 });
+    if (value === undefined) ok = false;
+    else digits = value;
+  }
+  if (f.period !== undefined) {
+    const p = [...path, 'period'];
+    const value =
+      f.period.value.kind === 'scalar' && /^\d+$/.test(f.period.value.text)
+        ? d.integer(f.period.value, p, { min: 1, max: 3600 })
+        : durationSeconds(d, f.period.value, p);
+    if (value === undefined) ok = false;
+    else periodSeconds = value;
+  }
+  if (f.algorithm !== undefined) {
+    const p = [...path, 'algorithm'];
+    const text = d.text(f.algorithm.value, p, `one of ${TOTP_ALGORITHMS.join(', ')}`);
+    const found = TOTP_ALGORITHMS.find((a) => a === text?.toLowerCase().replace('-', ''));
+    if (text !== undefined && found === undefined)
+      d.error(f.algorithm.value, p, `unknown algorithm "${text}"; give one of ${TOTP_ALGORITHMS.join(', ')}`);
+    if (found === undefined) ok = false;
+    else algorithm = found;
+  }
+  if (!ok || secret === undefined) return undefined;
+  return {
+    source: { kind: 'totp', secret: secret.source, options: { digits, periodSeconds, algorithm } },
+    pos: secret.pos,
+    path,
+  };
+}
+
+function durationSeconds(d: Decoder, node: SourceNode, path: Path): number | undefined {
+  const text = d.text(node, path, 'seconds, or a duration such as 30s or 1m');
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 1000 || ms % 1000 !== 0 || ms > 3_600_000) {
+    d.error(node, path, `invalid period "${text}"; give whole seconds from 1 to 3600, e.g. 30 or 30s`);
+    return undefined;
+  }
+  return ms / 1000;
+}
+
+/** A one-time code changes at every login: it has a place in what a login sends, not in a secret. */
+function refuseOneTimeCodes(d: Decoder, spec: SecretSpec<Sourced>): boolean {
+  let ok = true;
+  for (const value of secretStrings(spec)) {
+    if (value.source.kind !== 'totp') continue;
+    d.diagnostics.error(
+      value.pos,
+      value.path,
+      "a {totp: …} code is made when a login runs: give it in a dynamic entry's variables: or login:, not in a secret sent with every request",
+    );
+    ok = false;
+  }
+  return ok;
 }
 
 function decodeArgv(d: Decoder, node: SourceNode, path: Path): string[] | undefined {

@@ -22,3 +22,4 @@ export {
   type LoginRunner,
   SecretResolver,
 } from './resolver.js';
+export { hotp, type LoginValue, OneTimeCode, valueNow } from './totp.js';

@@ -27,9 +27,11 @@ import type {
   SecretSpec,
   Sourced,
   StaticSecret,
+  ValueSource,
 } from './model.js';
 import { Redactor } from './redact.js';
 import { type CommandRunner, DEFAULT_COMMAND_TIMEOUT_MS, resolveValues } from './references.js';
+import { decodeBase32, type LoginValue, OneTimeCode } from './totp.js';
 
 /** The largest secret file read, checked before it is parsed: thousands of entries fit in far less. */
 export const MAX_SECRET_FILE_BYTES = 4 << 20;
@@ -182,8 +184,8 @@ async function build(
     for (const secret of entry.secrets) buildCredential(secret.spec, { text, report, skip });
     const template = templates[i];
     if (template === undefined) return;
-    const variables = entry.variables.map((v) => ({ name: v.name, value: text(v.value) }));
-    for (const v of variables) redactor.register(v.value);
+    const variables = entry.variables.map((v) => ({ name: v.name, value: loginValue(v.value, text) }));
+    for (const v of entry.variables) redactor.register(text(v.value));
     const placeholders = [
       ...new Set(entry.secrets.flatMap((s) => secretStrings(s.spec).flatMap((v) => placeholdersIn(text(v))))),
     ];
@@ -238,6 +240,15 @@ function missingExtractorMessage(name: string, template: string, names: readonly
   const known =
     names.length === 0 ? 'it has no named extractors' : `its named extractors are: ${names.join(', ')}`;
   return `{{${name}}} is not a named extractor of the login template ${template}; ${known}`;
+}
+
+/** A value as a login fills it in: its text, or the codes of a `{totp: …}` secret. */
+function loginValue(value: Sourced, text: (value: Sourced) => string): LoginValue {
+  if (value.source.kind !== 'totp') return text(value);
+  const key = decodeBase32(text(value));
+  // Already reported where the secret was resolved: the file fails to load, this value is never used.
+  if ('problem' in key) return '';
+  return new OneTimeCode(key, value.source.options);
 }
 
 /** nuclei compatibility: a variable value `$NAME` is the environment variable NAME. */
@@ -319,8 +330,11 @@ function display(cwd: string, path: string): string {
  * password is empty (an API key given as the username).
  */
 export function holdsLiteralSecrets(decl: SecretFileDecl<Sourced>): boolean {
-  const literal = (v: Sourced) =>
-    v.source.kind === 'literal' && v.source.text !== '' && !isOnlyPlaceholders(v.source.text);
+  const literalSource = (source: ValueSource): boolean =>
+    source.kind === 'totp'
+      ? literalSource(source.secret)
+      : source.kind === 'literal' && source.text !== '' && !isOnlyPlaceholders(source.text);
+  const literal = (v: Sourced) => literalSource(v.source);
   const secretValues = (spec: SecretSpec<Sourced>): Sourced[] => {
     switch (spec.type) {
       case 'basicauth': {

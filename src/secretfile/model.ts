@@ -2,6 +2,7 @@ import type { CookiePair, QueryParam } from '../http/index.js';
 import type { GoRegex } from '../regex/index.js';
 import type { Path, Position } from '../source/index.js';
 import type { DomainItem } from './host.js';
+import type { LoginValue, TotpOptions } from './totp.js';
 
 export const SECRET_TYPES = ['basicauth', 'bearertoken', 'header', 'cookie', 'query'] as const;
 export type SecretType = (typeof SECRET_TYPES)[number];
@@ -11,7 +12,9 @@ export type ValueSource =
   | { readonly kind: 'literal'; readonly text: string }
   | { readonly kind: 'env'; readonly name: string }
   | { readonly kind: 'file'; readonly path: string }
-  | { readonly kind: 'cmd'; readonly argv: readonly string[] };
+  | { readonly kind: 'cmd'; readonly argv: readonly string[] }
+  /** A one-time code of the base32 secret `secret` gives, made each time a login runs. */
+  | { readonly kind: 'totp'; readonly secret: ValueSource; readonly options: TotpOptions };
 
 /** A string field before references are resolved: what it is, and where, for error messages. */
 export interface Sourced {
@@ -136,7 +139,8 @@ export interface Login {
   readonly origin: EntryOrigin;
   /** Absolute path of the login template. */
   readonly template: string;
-  readonly variables: readonly { readonly name: string; readonly value: string }[];
+  /** A `{totp: …}` value is a code made when the login runs. */
+  readonly variables: readonly { readonly name: string; readonly value: LoginValue }[];
   /** The target the login runs against; undefined: the origin of the first matching request. */
   readonly input: string | undefined;
   readonly reauth: Reauth | undefined;

@@ -619,7 +619,7 @@ describe('secret references', () => {
   it('refuses a reference object with two kinds', async () => {
     const [message] = (await loadText(entry('{env: A, file: b}'))).messages;
     expect(message).toBe(
-      's.yaml:4:12: static[0].token: a reference takes exactly one of env, file, cmd; found env, file',
+      's.yaml:4:12: static[0].token: a reference takes exactly one of env, file, cmd, totp; found env, file',
     );
   });
 
