@@ -181,7 +181,10 @@ describe('TemplateLoginRunner', () => {
     const base = set.logins[0] as Login;
     const login = { ...base, variables: base.variables.filter((v) => v.name !== 'password') };
     writeFileSync(join(dir, 'needs-otp.yaml'), loginTemplate.replace('&pass={{password}}', '&otp={{otp}}'));
-    const needsOtp = { ...login, template: join(dir, 'needs-otp.yaml') };
+    const needsOtp = {
+      ...login,
+      method: { kind: 'template' as const, template: join(dir, 'needs-otp.yaml') },
+    };
     const attempt = runner.login(needsOtp, server.localhostUrl, {
       secrets: new SecretResolver(set).forLogin(),
     });
@@ -200,7 +203,10 @@ describe('TemplateLoginRunner', () => {
           .replace('POST /login HTTP/1.1', 'POST /sso HTTP/1.1')
           .replace('  - raw:', '  - redirects: true\n    raw:'),
       );
-      const login = { ...(set.logins[0] as Login), template: join(dir, 'sso.yaml') };
+      const login = {
+        ...(set.logins[0] as Login),
+        method: { kind: 'template' as const, template: join(dir, 'sso.yaml') },
+      };
       ssoRedirect = `${elsewhere.url}/collect`;
       const before = server.requests.length;
       const attempt = runner.login(login, server.localhostUrl, {
@@ -221,7 +227,10 @@ describe('TemplateLoginRunner', () => {
 
   it('fails with the template errors and their positions when the template does not parse', async () => {
     const set = await secrets('admin', 'hunter2');
-    const login = { ...(set.logins[0] as Login), template: join(dir, 'broken.yaml') };
+    const login = {
+      ...(set.logins[0] as Login),
+      method: { kind: 'template' as const, template: join(dir, 'broken.yaml') },
+    };
     const attempt = runner.login(login, server.url, { secrets: new SecretResolver(set).forLogin() });
     await expect(attempt).rejects.toThrow(/broken\.yaml:4:\d+/);
   });

@@ -1,14 +1,19 @@
+import type { HttpRequest } from '../http/index.js';
 import {
   type Login,
   type LoginContext,
   type LoginRunner,
   loginRedirectRefusal,
+  originLabel,
   valueNow,
 } from '../secretfile/index.js';
 import { chain, type Dispatch, withSecrets } from '../send/index.js';
 import { formatDiagnostic } from '../source/index.js';
 import { hasScheme } from '../targets/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
+import { formLogin } from './login-form.js';
+import { LoginBrowser, requestTo } from './login-http.js';
+import { oauth2Login } from './login-oauth2.js';
 import { runTemplate } from './run-template.js';
 import type { RunOptions, SkippedRequest, TemplateRun } from './types.js';
 
@@ -42,7 +47,47 @@ export class TemplateLoginRunner implements LoginRunner {
   constructor(private readonly options: LoginRunnerOptions) {}
 
   async login(login: Login, input: string, context: LoginContext): Promise<Record<string, string>> {
-    const template = await (this.options.loadTemplate ?? readLoginTemplate)(login.template);
+    switch (login.method.kind) {
+      case 'template':
+        return this.templateLogin(login, login.method.template, input, context);
+      case 'form': {
+        const refusal = loginRedirectRefusal(login, String(login.method.form.url));
+        const browser = this.browser(context, refusal);
+        const allowed = (url: string) =>
+          refusal(requestTo('GET', url)) === undefined
+            ? undefined
+            : `outside the scope of ${originLabel(login.origin)} and the host it logs in at`;
+        return formLogin(login.method.form, browser, allowed);
+      }
+      case 'oauth2': {
+        const tokenUrl = new URL(login.method.oauth2.tokenUrl);
+        // The client secret goes to the token URL's origin as written, and nowhere else.
+        const browser = this.browser(context, (to) =>
+          to.scheme === tokenUrl.protocol.slice(0, -1) &&
+          to.hostname === tokenUrl.hostname.replace(/^\[|\]$/g, '') &&
+          to.port === requestTo('GET', tokenUrl.href).port
+            ? undefined
+            : `the token request was redirected to ${to.hostname}:${to.port}, away from the token URL's origin; the redirect was not followed, so the client secret did not go there`,
+        );
+        return oauth2Login(login.method.oauth2, browser);
+      }
+    }
+  }
+
+  private browser(context: LoginContext, refuse: (to: HttpRequest) => string | undefined): LoginBrowser {
+    return new LoginBrowser(chain(this.options.dispatch, [withSecrets(context.secrets)]), refuse, {
+      timeoutMs: this.options.timeoutMs,
+      signal: this.options.signal,
+    });
+  }
+
+  private async templateLogin(
+    login: Login,
+    path: string,
+    input: string,
+    context: LoginContext,
+  ): Promise<Record<string, string>> {
+    const template = await (this.options.loadTemplate ?? readLoginTemplate)(path);
     const { resolveInput } = this.options;
     const target = resolveInput === undefined || hasScheme(input) ? input : await resolveInput(input);
     const values = new Map<string, string>();

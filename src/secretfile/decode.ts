@@ -6,15 +6,18 @@ import {
   type MapNode,
   type ParsedSource,
   type Path,
+  type Position,
   type SourceNode,
 } from '../source/index.js';
 import { hasPlaceholder, secretStrings } from './credential.js';
+import { decodeLoginMethod, decodeVerify } from './decode-login.js';
 import { type DomainItem, parseDomainItem } from './host.js';
 import {
   type CookieSpec,
   type DynamicDecl,
   type EntryOrigin,
   type KeyValue,
+  type LoginMethodSpec,
   type Reauth,
   type Scope,
   SECRET_TYPES,
@@ -39,7 +42,17 @@ const SECRET_KEYS = [
   'params',
   'cookies',
 ] as const;
-const DYNAMIC_KEYS = [...SECRET_KEYS, 'template', 'variables', 'input', 'secrets', 'reauth'] as const;
+const DYNAMIC_KEYS = [
+  ...SECRET_KEYS,
+  'template',
+  'login',
+  'oauth2',
+  'verify',
+  'variables',
+  'input',
+  'secrets',
+  'reauth',
+] as const;
 const TOP_KEYS = ['id', 'info', 'static', 'dynamic'] as const;
 const INFO_KEYS = ['name', 'author', 'severity', 'description'] as const;
 
@@ -61,6 +74,8 @@ const TYPE_BOUND: readonly SecretKey[] = ['username', 'password', 'token', 'head
  * errors are left out of the result, so later checks can still look at the others; the file is
  * valid only when the diagnostics hold no error.
  */
+export { decodeValue, type Fields };
+
 export function decodeSecretFile(parsed: ParsedSource): SecretFileDecl<Sourced> | undefined {
   const d = new Decoder(parsed.diagnostics);
   const file = parsed.file;
@@ -146,6 +161,7 @@ function secretFromFields(
   f: Fields<SecretKey>,
   path: Path,
   origin: EntryOrigin,
+  loginKind?: LoginMethodSpec<Sourced>['kind'],
 ): SecretDecl<Sourced> | undefined {
   const scope = decodeScope(d, map, f, path);
   const type = decodeType(d, map, f, path);
@@ -161,9 +177,30 @@ function secretFromFields(
       );
     }
   }
-  const spec = decodeSpec(d, map, f, path, type);
+  const spec = sessionDefault(type, f, loginKind, map.pos, path) ?? decodeSpec(d, map, f, path, type);
   if (scope === undefined || spec === undefined || !refuseOneTimeCodes(d, spec)) return undefined;
   return { origin, scope, spec };
+}
+
+/**
+ * What a login without a template gives when the secret leaves it out: a form login's `type:
+ * cookie` takes every cookie it set (no `cookies:`); an OAuth 2.0 `type: bearertoken` sends
+ * `{{access_token}}` (no `token:`).
+ */
+function sessionDefault(
+  type: SecretType,
+  f: Fields<SecretKey>,
+  loginKind: LoginMethodSpec<Sourced>['kind'] | undefined,
+  pos: Position,
+  path: Path,
+): SecretSpec<Sourced> | undefined {
+  if (type === 'cookie' && f.cookies === undefined && loginKind === 'form') return { type, cookies: [] };
+  if (type === 'bearertoken' && f.token === undefined && loginKind === 'oauth2')
+    return {
+      type,
+      token: { source: { kind: 'literal', text: '{{access_token}}' }, pos, path: [...path, 'token'] },
+    };
+  return undefined;
 }
 
 function decodeType(d: Decoder, map: MapNode, f: Fields<SecretKey>, path: Path): SecretType | undefined {
@@ -577,13 +614,8 @@ function decodeDynamic(
   const f = d.fields(map, path, DYNAMIC_KEYS);
   const origin: EntryOrigin = { file, section: 'dynamic', index, pos: map.pos };
 
-  let template: DynamicDecl<Sourced>['template'] | undefined;
-  if (f.template === undefined) {
-    d.error(map, path, 'missing "template": the login template whose extractors fill this secret');
-  } else {
-    const text = d.text(f.template.value, [...path, 'template'], 'the path of the login template');
-    if (text !== undefined) template = { text, pos: f.template.value.pos };
-  }
+  const method = decodeLoginMethod(d, map, f, path);
+  const verify = f.verify === undefined ? undefined : decodeVerify(d, f.verify.value, [...path, 'verify']);
   const variables =
     f.variables === undefined ? [] : decodeVariables(d, f.variables.value, [...path, 'variables']);
   const input = f.input === undefined ? undefined : decodeValue(d, f.input.value, [...path, 'input']);
@@ -592,7 +624,7 @@ function decodeDynamic(
   const secrets: SecretDecl<Sourced>[] = [];
   const inlineGiven = SECRET_KEYS.some((k) => f[k] !== undefined);
   if (inlineGiven) {
-    const inline = secretFromFields(d, map, f, path, origin);
+    const inline = secretFromFields(d, map, f, path, origin, method?.kind);
     if (inline !== undefined) secrets.push(inline);
   }
   let listed = 0;
@@ -613,10 +645,11 @@ function decodeDynamic(
     );
   }
   if (f.variables !== undefined && variables === undefined) return undefined;
-  if (template === undefined || variables === undefined) return undefined;
+  if (method === undefined || variables === undefined) return undefined;
   if (f.input !== undefined && input === undefined) return undefined;
   if (f.reauth !== undefined && reauth === undefined) return undefined;
-  return { origin, template, variables, input, reauth, secrets };
+  if (f.verify !== undefined && verify === undefined) return undefined;
+  return { origin, method, verify, variables, input, reauth, secrets };
 }
 
 function decodeVariables(d: Decoder, node: SourceNode, path: Path): Variable<Sourced>[] | undefined {

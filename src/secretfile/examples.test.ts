@@ -73,7 +73,10 @@ describe('bundled examples', () => {
     expect(
       result.secrets?.entries.map((e) => (e.kind === 'static' ? e.credential.type : e.spec.type)),
     ).toEqual(['bearertoken', 'basicauth', 'header', 'query', 'cookie']);
-    expect(result.secrets?.logins[0]?.template).toBe(`${root}examples/templates/login.yaml`);
+    expect(result.secrets?.logins[0]?.method).toEqual({
+      kind: 'template',
+      template: `${root}examples/templates/login.yaml`,
+    });
   });
 
   it('the every-feature example validates and shows every type', async () => {

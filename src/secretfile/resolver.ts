@@ -3,7 +3,15 @@ import { applyCredential, applyCredentialToRaw } from './apply.js';
 import { buildCredential, fillPlaceholders, mapSecret } from './credential.js';
 import { type MatchKey, matchKey } from './host.js';
 import { SecretIndex } from './lookup.js';
-import type { Credential, DynamicSecret, Login, ScopedSecret, SecretSet, StaticSecret } from './model.js';
+import type {
+  Credential,
+  DynamicSecret,
+  Login,
+  ScopedSecret,
+  SecretSet,
+  SecretSpec,
+  StaticSecret,
+} from './model.js';
 import { originLabel } from './model.js';
 import { Redactor } from './redact.js';
 
@@ -78,6 +86,8 @@ interface Session {
   relogins: number;
   /** The session was lost past `reauth.max` (told once). */
   lost: boolean;
+  /** When its token runs out (see expiryOf); undefined: it does not say. */
+  expiresAt: number | undefined;
 }
 
 /**
@@ -280,6 +290,7 @@ export class SecretResolver {
         target: undefined,
         relogins: 0,
         lost: false,
+        expiresAt: undefined,
       };
       this.sessions.set(login, session);
     }
@@ -287,9 +298,10 @@ export class SecretResolver {
   }
 
   private expired(login: Login, session: Session): boolean {
+    if (session.pending !== undefined || session.result?.ok !== true) return false;
+    if (session.expiresAt !== undefined && this.now() >= session.expiresAt) return true;
     const every = login.reauth?.everyMs;
-    if (every === undefined || session.pending !== undefined || session.result?.ok !== true) return false;
-    return this.now() - session.startedAt >= every;
+    return every !== undefined && this.now() - session.startedAt >= every;
   }
 
   private start(login: Login, session: Session, fallbackTarget: string, relogin: boolean): void {
@@ -300,7 +312,11 @@ export class SecretResolver {
     // The old session is no longer trusted: requests from now on wait for the new one.
     session.result = undefined;
     this.options.onEvent?.({ kind: 'login', login, target, relogin });
-    session.pending = this.runLogin(login, target).then((result) => {
+    session.expiresAt = undefined;
+    const startedAt = session.startedAt;
+    session.pending = this.runLogin(login, target, (values) => {
+      session.expiresAt = expiryOf(values, startedAt);
+    }).then((result) => {
       session.result = result;
       session.pending = undefined;
       this.options.onEvent?.(
@@ -311,7 +327,11 @@ export class SecretResolver {
   }
 
   /** The session values of a login, or why there are none (said without naming the entry). */
-  private async runLogin(login: Login, target: string): Promise<SessionResult> {
+  private async runLogin(
+    login: Login,
+    target: string,
+    onValues: (values: Record<string, string>) => void,
+  ): Promise<SessionResult> {
     const runner = this.options.runner;
     if (runner === undefined) return { ok: false, reason: 'no login runner is configured' };
     let values: Record<string, string>;
@@ -321,7 +341,9 @@ export class SecretResolver {
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, reason: this.redactor.redact(message) };
     }
-    for (const value of Object.values(values)) this.redactor.register(value);
+    for (const [name, value] of Object.entries(values))
+      if (isSecretValue(login, name)) this.redactor.register(value);
+    onValues(values);
     return this.fill(login, values);
   }
 
@@ -336,7 +358,10 @@ export class SecretResolver {
     const credentials = new Map<DynamicSecret, Credential>();
     for (const secret of login.secrets) {
       const problems: string[] = [];
-      const filled = mapSecret(secret.spec, (text) => fillPlaceholders(text, map));
+      const filled = withEveryCookie(
+        mapSecret(secret.spec, (text) => fillPlaceholders(text, map)),
+        map,
+      );
       const credential = buildCredential(filled, {
         text: (t) => t,
         report: (_, message) => problems.push(message),
@@ -354,6 +379,36 @@ export class SecretResolver {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/**
+ * Which session values are masked wherever they appear: all a login template extracted; of a form
+ * or OAuth 2.0 login, its cookies and tokens (not `token_type: Bearer` or `expires_in: 3600`, which
+ * would mask every such word). What a secret sends is masked in any case.
+ */
+function isSecretValue(login: Login, name: string): boolean {
+  if (login.method.kind === 'template' || name.startsWith('cookie.')) return true;
+  return name !== 'token_type' && /token|secret|session/i.test(name);
+}
+
+/** A cookie secret written without `cookies:` takes every cookie the login set (`cookie.NAME`). */
+function withEveryCookie(spec: SecretSpec<string>, values: ReadonlyMap<string, string>): SecretSpec<string> {
+  if (spec.type !== 'cookie' || spec.cookies.length > 0) return spec;
+  const cookies = [...values]
+    .filter(([name]) => name.startsWith('cookie.'))
+    .map(([name, value]) => ({ kind: 'pair' as const, key: name.slice('cookie.'.length), value }));
+  return { type: 'cookie', cookies };
+}
+
+/**
+ * When a session's token runs out (an OAuth 2.0 `expires_in`, in seconds): a tenth of its life
+ * before, at most a minute before, so that requests never go with a token about to expire.
+ */
+function expiryOf(values: Record<string, string>, startedAt: number): number | undefined {
+  const seconds = Number(values.expires_in);
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  const lifeMs = seconds * 1000;
+  return startedAt + lifeMs - Math.min(lifeMs / 10, 60_000);
 }
 
 /** A static entry's resolution: the same for every request, made once. */

@@ -1,7 +1,7 @@
 /** What a scan runs, read from the command line and the files it names: templates, targets, secrets. */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { originLabel, type SecretSet } from '../../../secretfile/index.js';
+import { loginTemplatePath, originLabel, type SecretSet } from '../../../secretfile/index.js';
 import type { Scan } from '../../../store/index.js';
 import {
   type ParsedTemplate,
@@ -73,7 +73,12 @@ export function withoutLoginTemplates(
   secrets: SecretSet | undefined,
   output: ScanOutput,
 ): ParsedTemplate[] {
-  const logins = new Map((secrets?.logins ?? []).map((login) => [login.template, login]));
+  const logins = new Map(
+    (secrets?.logins ?? []).flatMap((login) => {
+      const path = loginTemplatePath(login);
+      return path === undefined ? [] : [[path, login] as const];
+    }),
+  );
   const kept: ParsedTemplate[] = [];
   for (const template of templates) {
     const login = logins.get(template.file);
