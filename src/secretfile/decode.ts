@@ -624,7 +624,9 @@ function decodeDynamic(
   const secrets: SecretDecl<Sourced>[] = [];
   const inlineGiven = SECRET_KEYS.some((k) => f[k] !== undefined);
   if (inlineGiven) {
-    const inline = secretFromFields(d, map, f, path, origin, method?.kind);
+    // The kind written, even when it has errors: its defaults hold, and are not reported missing.
+    const written = f.login !== undefined ? 'form' : f.oauth2 !== undefined ? 'oauth2' : 'template';
+    const inline = secretFromFields(d, map, f, path, origin, written);
     if (inline !== undefined) secrets.push(inline);
   }
   let listed = 0;
