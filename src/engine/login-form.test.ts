@@ -12,6 +12,8 @@ const client = new HttpClient({ timeoutMs: 5000 });
 const dispatch = transportDispatch(client);
 const runner = new TemplateLoginRunner({ dispatch });
 let sessions = 0;
+/** Sessions the app has ended: its /whoami check fails for them. */
+const revoked = new Set<string>();
 
 const loginPage = (action = '/login') => `<html><body>
 <form id="search" action="/search"><input name="q"></form>
@@ -53,6 +55,11 @@ beforeAll(async () => {
           },
         };
       },
+    },
+    {
+      path: '/whoami',
+      respond: (r) =>
+        revoked.has(r.cookies.sid ?? '') ? { status: 401, body: 'who?' } : { body: 'signed in' },
     },
     { path: '/dashboard', respond: (r) => ({ body: `welcome, session ${r.cookies.sid}` }) },
     {
@@ -171,5 +178,37 @@ describe('form auto-login', () => {
     const resolver = new SecretResolver(await secrets(entry, { PW: 's3"cret' }), { runner });
     expect((await accountThrough(resolver)).status).toBe(200);
     expect(resolver.redactor.redact('jwt-777 admin')).toBe('[REDACTED] admin');
+  });
+
+  it('runs the verify: check after login and every period, logging in again when the session is gone', async () => {
+    let now = 5_000_000;
+    const entry = formEntry(
+      '/login',
+      `    verify: {url: "${app.url}/whoami", regex: "signed in", every: 1m}\n`,
+    );
+    const resolver = new SecretResolver(await secrets(entry, { PW: 's3cret' }), { runner, now: () => now });
+    expect((await accountThrough(resolver)).status).toBe(200);
+    const checks = () => app.requests.filter((r) => r.path === '/whoami').map((r) => r.cookies.sid);
+    const first = checks().at(-1) as string;
+    expect(first).toMatch(/^s\d+$/);
+    now += 30_000;
+    await accountThrough(resolver);
+    expect(checks().at(-1)).toBe(first);
+    revoked.add(first);
+    now += 31_000;
+    expect((await accountThrough(resolver)).status).toBe(200);
+    const after = checks().slice(-2);
+    expect(after[0]).toBe(first);
+    expect(after[1]).not.toBe(first);
+    expect(app.requests.at(-1)?.cookies.sid).toBe(after[1]);
+  });
+
+  it('fails the login when its verify: check fails, saying what did not hold', async () => {
+    const entry = formEntry('/login', `    verify: {url: "${app.url}/whoami", status: 204}\n`);
+    const resolver = new SecretResolver(await secrets(entry, { PW: 's3cret' }), { runner });
+    const applied = await resolver.apply(account());
+    expect(applied.kind === 'error' && applied.reason).toMatch(
+      /failed: the session check http:\/\/127\.0\.0\.1:\d+\/whoami failed: its status is 200, not 204$/,
+    );
   });
 });

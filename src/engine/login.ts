@@ -46,6 +46,18 @@ export class LoginError extends Error {
 export class TemplateLoginRunner implements LoginRunner {
   constructor(private readonly options: LoginRunnerOptions) {}
 
+  /** A session check goes as the resolver made it: its own secret applied, no other. */
+  readonly check = async (request: HttpRequest): Promise<{ status: number; text: string }> => {
+    const sent = await this.options.dispatch(request, {
+      timeoutMs: this.options.timeoutMs,
+      signal: this.options.signal,
+    });
+    return {
+      status: sent.response.statusCode,
+      text: `${sent.response.rawHead}${sent.response.body.toString('utf8')}`,
+    };
+  };
+
   async login(login: Login, input: string, context: LoginContext): Promise<Record<string, string>> {
     switch (login.method.kind) {
       case 'template':

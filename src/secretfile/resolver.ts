@@ -14,10 +14,13 @@ import type {
 } from './model.js';
 import { originLabel } from './model.js';
 import { Redactor } from './redact.js';
+import { checkSession, type SessionCheck } from './verify.js';
 
 /** Runs a dynamic entry's login template and returns its named extractor values. */
 export interface LoginRunner {
   login(login: Login, target: string, context: LoginContext): Promise<Record<string, string>>;
+  /** Sends an entry's `verify:` request, its session applied (nothing else added). */
+  check?: SessionCheck;
 }
 
 export interface LoginContext {
@@ -88,6 +91,8 @@ interface Session {
   lost: boolean;
   /** When its token runs out (see expiryOf); undefined: it does not say. */
   expiresAt: number | undefined;
+  /** When its `verify:` request last passed. */
+  checkedAt: number;
 }
 
 /**
@@ -135,7 +140,8 @@ export class SecretResolver {
     if (entry === undefined) return NO_SECRET;
     if (entry.kind === 'static') return staticResolution(entry);
     const session = this.session(entry.login);
-    if (this.expired(entry.login, session))
+    if (this.checkDue(entry.login, session)) this.recheck(entry.login, session);
+    else if (this.expired(entry.login, session))
       this.start(entry.login, session, session.target ?? originOf(destination, key), true);
     else if (session.pending === undefined && session.result === undefined)
       this.start(entry.login, session, originOf(destination, key), false);
@@ -291,6 +297,7 @@ export class SecretResolver {
         relogins: 0,
         lost: false,
         expiresAt: undefined,
+        checkedAt: 0,
       };
       this.sessions.set(login, session);
     }
@@ -302,6 +309,43 @@ export class SecretResolver {
     if (session.expiresAt !== undefined && this.now() >= session.expiresAt) return true;
     const every = login.reauth?.everyMs;
     return every !== undefined && this.now() - session.startedAt >= every;
+  }
+
+  private checkDue(login: Login, session: Session): boolean {
+    const every = login.verify?.everyMs;
+    if (every === undefined || session.pending !== undefined || session.result?.ok !== true) return false;
+    return this.now() - session.checkedAt >= every;
+  }
+
+  /** Runs the `verify:` request of a live session; logs in again when it fails (single-flight). */
+  private recheck(login: Login, session: Session): void {
+    const current = session.result;
+    const target = session.target;
+    if (current === undefined || !current.ok || target === undefined) return;
+    session.checkedAt = this.now();
+    session.result = undefined;
+    const pending: Promise<SessionResult> = this.check(login, current.credentials).then((problem) => {
+      if (session.pending !== pending) return session.pending ?? session.result ?? Promise.resolve(current);
+      session.pending = undefined;
+      if (problem === undefined) {
+        session.result = current;
+        return current;
+      }
+      this.start(login, session, target, true);
+      return session.pending ?? current;
+    });
+    session.pending = pending;
+  }
+
+  private check(
+    login: Login,
+    credentials: ReadonlyMap<DynamicSecret, Credential>,
+  ): Promise<string | undefined> {
+    const send = this.options.runner?.check;
+    if (send === undefined) return Promise.resolve('no session check runner is configured');
+    return checkSession(login, credentials, send).then((problem) =>
+      problem === undefined ? undefined : this.redactor.redact(problem),
+    );
   }
 
   private start(login: Login, session: Session, fallbackTarget: string, relogin: boolean): void {
@@ -317,6 +361,7 @@ export class SecretResolver {
     session.pending = this.runLogin(login, target, (values) => {
       session.expiresAt = expiryOf(values, startedAt);
     }).then((result) => {
+      session.checkedAt = this.now();
       session.result = result;
       session.pending = undefined;
       this.options.onEvent?.(
@@ -344,7 +389,10 @@ export class SecretResolver {
     for (const [name, value] of Object.entries(values))
       if (isSecretValue(login, name)) this.redactor.register(value);
     onValues(values);
-    return this.fill(login, values);
+    const filled = this.fill(login, values);
+    if (!filled.ok || login.verify === undefined) return filled;
+    const problem = await this.check(login, filled.credentials);
+    return problem === undefined ? filled : { ok: false, reason: problem };
   }
 
   private fill(login: Login, values: Record<string, string>): SessionResult {
