@@ -13,7 +13,7 @@ import {
 import type { ExternalVariable } from '../template/index.js';
 import { buildCredential, hasPlaceholder, mapSecret, placeholdersIn, secretStrings } from './credential.js';
 import { decodeSecretFile } from './decode.js';
-import { methodValues, resolvedMethod } from './login-method.js';
+import { methodSecrets, methodValues, resolvedMethod } from './login-method.js';
 import {
   inspectLoginTemplateFile,
   type LoginTemplateInfo,
@@ -393,6 +393,7 @@ export function holdsLiteralSecrets(decl: SecretFileDecl<Sourced>): boolean {
     decl.dynamic.some(
       (e) =>
         e.variables.some((v) => literal(v.value) && !envVariable(v.value)) ||
+        methodSecrets(e.method).some(literal) ||
         e.secrets.some((s) => secretValues(s.spec).some(literal)),
     )
   );

@@ -23,6 +23,23 @@ export function methodValues(method: LoginMethodSpec<Sourced>): Sourced[] {
   }
 }
 
+/** The values of a login's own fields that are secrets (not its URL or a username). */
+export function methodSecrets(method: LoginMethodSpec<Sourced>): Sourced[] {
+  if (method.kind === 'form')
+    return [method.form.password, ...(method.form.totp === undefined ? [] : [method.form.totp])];
+  if (method.kind === 'oauth2') {
+    const { clientSecret, grant } = method.oauth2;
+    const own =
+      grant.kind === 'password'
+        ? [grant.password]
+        : grant.kind === 'refresh_token'
+          ? [grant.refreshToken]
+          : [];
+    return [...(clientSecret === undefined ? [] : [clientSecret]), ...own];
+  }
+  return [];
+}
+
 /** The login's fields with their references resolved; `templatePath` is where its template was found. */
 export function resolvedMethod(
   method: Exclude<LoginMethodSpec<Sourced>, { kind: 'template' }>,

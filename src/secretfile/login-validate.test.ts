@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadText } from './testing/fixtures.js';
+import { loadSecretFiles } from './load.js';
+import { folderWith, loadText } from './testing/fixtures.js';
 
 const scoped = `    type: cookie
     domains: [app.test]
@@ -75,6 +76,25 @@ ${scoped}  - oauth2: {token-url: http://idp.test/token, grant: password, client-
       's.yaml:12:79: dynamic[3].oauth2.refresh-token: "refresh-token" is not used by grant: password; remove it (or change the grant)',
       's.yaml:15:56: dynamic[4].oauth2.grant: unknown grant "implicit"; give one of client_credentials, password, refresh_token',
       's.yaml:16:13: dynamic[4].verify: missing "url": a page only a logged-in user sees, e.g. url: https://app.example.com/account',
+    ]);
+  });
+
+  it('warn when a file other users can read writes a login password or client secret in it', async () => {
+    const dir = await folderWith(
+      {
+        's.yaml': `dynamic:
+  - oauth2: {token-url: https://idp.test/token, grant: client_credentials, client-id: s, client-secret: literal-secret}
+    type: bearertoken
+    domains: [api.test]
+`,
+      },
+      ['s.yaml'],
+    );
+    const loaded = await loadSecretFiles(['s.yaml'], { cwd: dir, env: {} });
+    expect(loaded.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^this file holds secrets written in it and other users can read it \(mode 0644\)/,
+      ),
     ]);
   });
 });
