@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpRequest } from '../http/index.js';
-import { type Login, loadSecretFiles, SecretResolver, type SecretSet } from '../secretfile/index.js';
+import { hotp, type Login, loadSecretFiles, SecretResolver, type SecretSet } from '../secretfile/index.js';
+
 import { chain, transportDispatch, withSecrets } from '../send/index.js';
 import { runTemplate, TemplateLoginRunner } from './index.js';
 import { type FixtureServer, fixtureServer } from './testing/server.js';
@@ -180,7 +181,10 @@ describe('TemplateLoginRunner', () => {
     const base = set.logins[0] as Login;
     const login = { ...base, variables: base.variables.filter((v) => v.name !== 'password') };
     writeFileSync(join(dir, 'needs-otp.yaml'), loginTemplate.replace('&pass={{password}}', '&otp={{otp}}'));
-    const needsOtp = { ...login, template: join(dir, 'needs-otp.yaml') };
+    const needsOtp = {
+      ...login,
+      method: { kind: 'template' as const, template: join(dir, 'needs-otp.yaml') },
+    };
     const attempt = runner.login(needsOtp, server.localhostUrl, {
       secrets: new SecretResolver(set).forLogin(),
     });
@@ -199,7 +203,10 @@ describe('TemplateLoginRunner', () => {
           .replace('POST /login HTTP/1.1', 'POST /sso HTTP/1.1')
           .replace('  - raw:', '  - redirects: true\n    raw:'),
       );
-      const login = { ...(set.logins[0] as Login), template: join(dir, 'sso.yaml') };
+      const login = {
+        ...(set.logins[0] as Login),
+        method: { kind: 'template' as const, template: join(dir, 'sso.yaml') },
+      };
       ssoRedirect = `${elsewhere.url}/collect`;
       const before = server.requests.length;
       const attempt = runner.login(login, server.localhostUrl, {
@@ -220,7 +227,10 @@ describe('TemplateLoginRunner', () => {
 
   it('fails with the template errors and their positions when the template does not parse', async () => {
     const set = await secrets('admin', 'hunter2');
-    const login = { ...(set.logins[0] as Login), template: join(dir, 'broken.yaml') };
+    const login = {
+      ...(set.logins[0] as Login),
+      method: { kind: 'template' as const, template: join(dir, 'broken.yaml') },
+    };
     const attempt = runner.login(login, server.url, { secrets: new SecretResolver(set).forLogin() });
     await expect(attempt).rejects.toThrow(/broken\.yaml:4:\d+/);
   });
@@ -260,5 +270,55 @@ http:
       '127.0.0.1 sid=abc123 static=undefined',
       'localhost sid=undefined static=static-value',
     ]);
+  });
+});
+
+describe('TemplateLoginRunner with a {totp: …} variable', () => {
+  it('sends a fresh one-time code at every login, never one the server already took', async () => {
+    const key = Buffer.from('12345678901234567890', 'ascii');
+    const used = new Set<string>();
+    const accepted: string[] = [];
+    const otpServer = await fixtureServer([
+      { method: 'GET', path: '/login', respond: { body: '<input name="csrf" value="c-1">' } },
+      {
+        method: 'POST',
+        path: '/login',
+        respond: (r) => {
+          const code = new URLSearchParams(r.body).get('pass') ?? '';
+          const step = Math.floor(Date.now() / 1000);
+          const valid = [step, step - 1].some((s) => hotp(key, s, 6, 'sha1') === code);
+          if (!valid || used.has(code)) return { status: 401, body: 'wrong code' };
+          used.add(code);
+          accepted.push(code);
+          return { status: 302, headers: { 'Set-Cookie': `sid=s${accepted.length}; Path=/`, Location: '/' } };
+        },
+      },
+    ]);
+    try {
+      const file = join(dir, 'totp-secrets.yaml');
+      writeFileSync(
+        file,
+        `dynamic:
+  - template: login.yaml
+    input: ${otpServer.url}
+    variables:
+      - {name: username, value: admin}
+      - {name: password, value: {totp: GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ, period: 1}}
+    type: cookie
+    domains: ["127.0.0.1:${otpServer.port}"]
+    cookies: [{raw: "{{session}}"}]
+`,
+      );
+      const loaded = await loadSecretFiles([file], { cwd: dir, env: {}, checkPermissions: false });
+      const set = loaded.secrets as SecretSet;
+      const login = set.logins[0] as Login;
+      const context = { secrets: new SecretResolver(set).forLogin() };
+      const first = await runner.login(login, otpServer.url, context);
+      const second = await runner.login(login, otpServer.url, context);
+      expect([first.session, second.session]).toEqual(['sid=s1', 'sid=s2']);
+      expect(new Set(accepted).size).toBe(2);
+    } finally {
+      await otpServer.close();
+    }
   });
 });

@@ -1,13 +1,19 @@
+import type { HttpRequest } from '../http/index.js';
 import {
   type Login,
   type LoginContext,
   type LoginRunner,
   loginRedirectRefusal,
+  originLabel,
+  valueNow,
 } from '../secretfile/index.js';
 import { chain, type Dispatch, withSecrets } from '../send/index.js';
 import { formatDiagnostic } from '../source/index.js';
 import { hasScheme } from '../targets/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
+import { formLogin } from './login-form.js';
+import { LoginBrowser, requestTo } from './login-http.js';
+import { oauth2Login } from './login-oauth2.js';
 import { runTemplate } from './run-template.js';
 import type { RunOptions, SkippedRequest, TemplateRun } from './types.js';
 
@@ -40,8 +46,60 @@ export class LoginError extends Error {
 export class TemplateLoginRunner implements LoginRunner {
   constructor(private readonly options: LoginRunnerOptions) {}
 
+  /** A session check goes as the resolver made it: its own secret applied, no other. */
+  readonly check = async (request: HttpRequest): Promise<{ status: number; text: string }> => {
+    const sent = await this.options.dispatch(request, {
+      timeoutMs: this.options.timeoutMs,
+      signal: this.options.signal,
+    });
+    return {
+      status: sent.response.statusCode,
+      text: `${sent.response.rawHead}${sent.response.body.toString('utf8')}`,
+    };
+  };
+
   async login(login: Login, input: string, context: LoginContext): Promise<Record<string, string>> {
-    const template = await (this.options.loadTemplate ?? readLoginTemplate)(login.template);
+    switch (login.method.kind) {
+      case 'template':
+        return this.templateLogin(login, login.method.template, input, context);
+      case 'form': {
+        const refusal = loginRedirectRefusal(login, String(login.method.form.url));
+        const browser = this.browser(context, refusal);
+        const allowed = (url: string) =>
+          refusal(requestTo('GET', url)) === undefined
+            ? undefined
+            : `outside the scope of ${originLabel(login.origin)} and the host it logs in at`;
+        return formLogin(login.method.form, browser, allowed);
+      }
+      case 'oauth2': {
+        const tokenUrl = new URL(login.method.oauth2.tokenUrl);
+        // The client secret goes to the token URL's origin as written, and nowhere else.
+        const browser = this.browser(context, (to) =>
+          to.scheme === tokenUrl.protocol.slice(0, -1) &&
+          to.hostname === tokenUrl.hostname.replace(/^\[|\]$/g, '') &&
+          to.port === requestTo('GET', tokenUrl.href).port
+            ? undefined
+            : `the token request was redirected to ${to.hostname}:${to.port}, away from the token URL's origin; the redirect was not followed, so the client secret did not go there`,
+        );
+        return oauth2Login(login.method.oauth2, browser);
+      }
+    }
+  }
+
+  private browser(context: LoginContext, refuse: (to: HttpRequest) => string | undefined): LoginBrowser {
+    return new LoginBrowser(chain(this.options.dispatch, [withSecrets(context.secrets)]), refuse, {
+      timeoutMs: this.options.timeoutMs,
+      signal: this.options.signal,
+    });
+  }
+
+  private async templateLogin(
+    login: Login,
+    path: string,
+    input: string,
+    context: LoginContext,
+  ): Promise<Record<string, string>> {
+    const template = await (this.options.loadTemplate ?? readLoginTemplate)(path);
     const { resolveInput } = this.options;
     const target = resolveInput === undefined || hasScheme(input) ? input : await resolveInput(input);
     const values = new Map<string, string>();
@@ -49,7 +107,7 @@ export class TemplateLoginRunner implements LoginRunner {
     const run = await runTemplate(template, target, {
       ...this.options.run,
       dispatch: chain(this.options.dispatch, [withSecrets(context.secrets)]),
-      variables: Object.fromEntries(login.variables.map((v) => [v.name, v.value])),
+      variables: await loginVariables(login),
       refuseRedirect: loginRedirectRefusal(login, target),
       ...(this.options.exchangeDeadlines === undefined
         ? {}
@@ -68,6 +126,14 @@ export class TemplateLoginRunner implements LoginRunner {
     if (problem !== undefined) throw new LoginError(problem);
     return Object.fromEntries(values);
   }
+}
+
+/** The entry's variables as this login sends them: a `{totp: …}` value is a fresh code. */
+async function loginVariables(login: Login): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    login.variables.map(async (v) => [v.name, await valueNow(v.value)] as const),
+  );
+  return Object.fromEntries(entries);
 }
 
 async function readLoginTemplate(path: string): Promise<ParsedTemplate> {

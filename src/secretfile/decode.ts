@@ -6,15 +6,18 @@ import {
   type MapNode,
   type ParsedSource,
   type Path,
+  type Position,
   type SourceNode,
 } from '../source/index.js';
 import { hasPlaceholder, secretStrings } from './credential.js';
+import { decodeLoginMethod, decodeVerify } from './decode-login.js';
 import { type DomainItem, parseDomainItem } from './host.js';
 import {
   type CookieSpec,
   type DynamicDecl,
   type EntryOrigin,
   type KeyValue,
+  type LoginMethodSpec,
   type Reauth,
   type Scope,
   SECRET_TYPES,
@@ -26,6 +29,7 @@ import {
   type ValueSource,
   type Variable,
 } from './model.js';
+import { DEFAULT_TOTP, TOTP_ALGORITHMS } from './totp.js';
 
 const SECRET_KEYS = [
   'type',
@@ -38,7 +42,17 @@ const SECRET_KEYS = [
   'params',
   'cookies',
 ] as const;
-const DYNAMIC_KEYS = [...SECRET_KEYS, 'template', 'variables', 'input', 'secrets', 'reauth'] as const;
+const DYNAMIC_KEYS = [
+  ...SECRET_KEYS,
+  'template',
+  'login',
+  'oauth2',
+  'verify',
+  'variables',
+  'input',
+  'secrets',
+  'reauth',
+] as const;
 const TOP_KEYS = ['id', 'info', 'static', 'dynamic'] as const;
 const INFO_KEYS = ['name', 'author', 'severity', 'description'] as const;
 
@@ -60,6 +74,8 @@ const TYPE_BOUND: readonly SecretKey[] = ['username', 'password', 'token', 'head
  * errors are left out of the result, so later checks can still look at the others; the file is
  * valid only when the diagnostics hold no error.
  */
+export { decodeValue, type Fields };
+
 export function decodeSecretFile(parsed: ParsedSource): SecretFileDecl<Sourced> | undefined {
   const d = new Decoder(parsed.diagnostics);
   const file = parsed.file;
@@ -145,6 +161,7 @@ function secretFromFields(
   f: Fields<SecretKey>,
   path: Path,
   origin: EntryOrigin,
+  loginKind?: LoginMethodSpec<Sourced>['kind'],
 ): SecretDecl<Sourced> | undefined {
   const scope = decodeScope(d, map, f, path);
   const type = decodeType(d, map, f, path);
@@ -160,9 +177,30 @@ function secretFromFields(
       );
     }
   }
-  const spec = decodeSpec(d, map, f, path, type);
-  if (scope === undefined || spec === undefined) return undefined;
+  const spec = sessionDefault(type, f, loginKind, map.pos, path) ?? decodeSpec(d, map, f, path, type);
+  if (scope === undefined || spec === undefined || !refuseOneTimeCodes(d, spec)) return undefined;
   return { origin, scope, spec };
+}
+
+/**
+ * What a login without a template gives when the secret leaves it out: a form login's `type:
+ * cookie` takes every cookie it set (no `cookies:`); an OAuth 2.0 `type: bearertoken` sends
+ * `{{access_token}}` (no `token:`).
+ */
+function sessionDefault(
+  type: SecretType,
+  f: Fields<SecretKey>,
+  loginKind: LoginMethodSpec<Sourced>['kind'] | undefined,
+  pos: Position,
+  path: Path,
+): SecretSpec<Sourced> | undefined {
+  if (type === 'cookie' && f.cookies === undefined && loginKind === 'form') return { type, cookies: [] };
+  if (type === 'bearertoken' && f.token === undefined && loginKind === 'oauth2')
+    return {
+      type,
+      token: { source: { kind: 'literal', text: '{{access_token}}' }, pos, path: [...path, 'token'] },
+    };
+  return undefined;
 }
 
 function decodeType(d: Decoder, map: MapNode, f: Fields<SecretKey>, path: Path): SecretType | undefined {
@@ -404,35 +442,131 @@ function decodeValue(d: Decoder, node: SourceNode, path: Path, nullHint?: string
         'expected a text value or a reference ({env: NAME}, {file: path}, {cmd: [program, args…]}), found a list',
       );
       return undefined;
-    case 'map': {
-      const f = d.fields(node, path, ['env', 'file', 'cmd'] as const);
-      const given = (['env', 'file', 'cmd'] as const).filter((k) => f[k] !== undefined);
-      if (given.length !== 1) {
-        if (given.length > 1)
-          d.error(node, path, `a reference takes exactly one of env, file, cmd; found ${given.join(', ')}`);
-        else if (node.entries.length === 0)
-          d.error(
-            node,
-            path,
-            'an empty reference; give {env: NAME}, {file: path} or {cmd: [program, args…]}',
-          );
-        return undefined;
-      }
-      if (f.env !== undefined) {
-        const name = d.text(f.env.value, [...path, 'env'], 'the name of an environment variable');
-        return name === undefined ? undefined : at({ kind: 'env', name });
-      }
-      if (f.file !== undefined) {
-        const file = d.text(f.file.value, [...path, 'file'], 'a file path (relative to the secret file)');
-        return file === undefined ? undefined : at({ kind: 'file', path: file });
-      }
-      if (f.cmd !== undefined) {
-        const argv = decodeArgv(d, f.cmd.value, [...path, 'cmd']);
-        return argv === undefined ? undefined : at({ kind: 'cmd', argv });
-      }
-      return undefined;
+    case 'map':
+      return decodeReference(d, node, path);
+  }
+}
+
+const REFERENCE_KINDS = ['env', 'file', 'cmd', 'totp'] as const;
+const TOTP_OPTIONS = ['digits', 'period', 'algorithm'] as const;
+
+function decodeReference(d: Decoder, node: MapNode, path: Path): Sourced | undefined {
+  const at = (source: ValueSource): Sourced => ({ source, pos: node.pos, path });
+  const f = d.fields(node, path, [...REFERENCE_KINDS, ...TOTP_OPTIONS]);
+  const given = REFERENCE_KINDS.filter((k) => f[k] !== undefined);
+  if (given.length !== 1) {
+    if (given.length > 1)
+      d.error(node, path, `a reference takes exactly one of env, file, cmd, totp; found ${given.join(', ')}`);
+    else if (node.entries.length === 0 || TOTP_OPTIONS.some((k) => f[k] !== undefined))
+      d.error(
+        node,
+        path,
+        'an empty reference; give {env: NAME}, {file: path}, {cmd: [program, args…]} or {totp: SECRET}',
+      );
+    return undefined;
+  }
+  if (f.totp === undefined) {
+    for (const key of TOTP_OPTIONS) {
+      const option = f[key];
+      if (option !== undefined)
+        d.error(option.key, [...path, key], `"${key}" is an option of {totp: …}; remove it here`);
     }
   }
+  if (f.env !== undefined) {
+    const name = d.text(f.env.value, [...path, 'env'], 'the name of an environment variable');
+    return name === undefined ? undefined : at({ kind: 'env', name });
+  }
+  if (f.file !== undefined) {
+    const file = d.text(f.file.value, [...path, 'file'], 'a file path (relative to the secret file)');
+    return file === undefined ? undefined : at({ kind: 'file', path: file });
+  }
+  if (f.cmd !== undefined) {
+    const argv = decodeArgv(d, f.cmd.value, [...path, 'cmd']);
+    return argv === undefined ? undefined : at({ kind: 'cmd', argv });
+  }
+  if (f.totp !== undefined) return decodeTotp(d, f, f.totp, path);
+  return undefined;
+}
+
+/** `{totp: SECRET, digits, period, algorithm}`: SECRET is base32 text or a reference to it. */
+function decodeTotp(
+  d: Decoder,
+  f: Fields<(typeof REFERENCE_KINDS)[number] | (typeof TOTP_OPTIONS)[number]>,
+  entry: MapEntry,
+  path: Path,
+): Sourced | undefined {
+  const secretPath = [...path, 'totp'];
+  const secret = decodeValue(
+    d,
+    entry.value,
+    secretPath,
+    'give the base32 secret, e.g. {totp: {env: APP_TOTP}}',
+  );
+  if (secret?.source.kind === 'totp') {
+    d.error(
+      entry.value,
+      secretPath,
+      'a {totp: …} secret cannot itself be a {totp: …}; give the base32 secret',
+    );
+    return undefined;
+  }
+  let ok = secret !== undefined;
+  let { digits, periodSeconds, algorithm } = DEFAULT_TOTP;
+  if (f.digits !== undefined) {
+    const value = d.integer(f.digits.value, [...path, 'digits'], { min: 6, max: 10 });
+    if (value === undefined) ok = false;
+    else digits = value;
+  }
+  if (f.period !== undefined) {
+    const p = [...path, 'period'];
+    const value =
+      f.period.value.kind === 'scalar' && /^\d+$/.test(f.period.value.text)
+        ? d.integer(f.period.value, p, { min: 1, max: 3600 })
+        : durationSeconds(d, f.period.value, p);
+    if (value === undefined) ok = false;
+    else periodSeconds = value;
+  }
+  if (f.algorithm !== undefined) {
+    const p = [...path, 'algorithm'];
+    const text = d.text(f.algorithm.value, p, `one of ${TOTP_ALGORITHMS.join(', ')}`);
+    const found = TOTP_ALGORITHMS.find((a) => a === text?.toLowerCase().replace('-', ''));
+    if (text !== undefined && found === undefined)
+      d.error(f.algorithm.value, p, `unknown algorithm "${text}"; give one of ${TOTP_ALGORITHMS.join(', ')}`);
+    if (found === undefined) ok = false;
+    else algorithm = found;
+  }
+  if (!ok || secret === undefined) return undefined;
+  return {
+    source: { kind: 'totp', secret: secret.source, options: { digits, periodSeconds, algorithm } },
+    pos: secret.pos,
+    path,
+  };
+}
+
+function durationSeconds(d: Decoder, node: SourceNode, path: Path): number | undefined {
+  const text = d.text(node, path, 'seconds, or a duration such as 30s or 1m');
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 1000 || ms % 1000 !== 0 || ms > 3_600_000) {
+    d.error(node, path, `invalid period "${text}"; give whole seconds from 1 to 3600, e.g. 30 or 30s`);
+    return undefined;
+  }
+  return ms / 1000;
+}
+
+/** A one-time code changes at every login: it has a place in what a login sends, not in a secret. */
+function refuseOneTimeCodes(d: Decoder, spec: SecretSpec<Sourced>): boolean {
+  let ok = true;
+  for (const value of secretStrings(spec)) {
+    if (value.source.kind !== 'totp') continue;
+    d.diagnostics.error(
+      value.pos,
+      value.path,
+      "a {totp: …} code is made when a login runs: give it in a dynamic entry's variables: or login:, not in a secret sent with every request",
+    );
+    ok = false;
+  }
+  return ok;
 }
 
 function decodeArgv(d: Decoder, node: SourceNode, path: Path): string[] | undefined {
@@ -480,13 +614,8 @@ function decodeDynamic(
   const f = d.fields(map, path, DYNAMIC_KEYS);
   const origin: EntryOrigin = { file, section: 'dynamic', index, pos: map.pos };
 
-  let template: DynamicDecl<Sourced>['template'] | undefined;
-  if (f.template === undefined) {
-    d.error(map, path, 'missing "template": the login template whose extractors fill this secret');
-  } else {
-    const text = d.text(f.template.value, [...path, 'template'], 'the path of the login template');
-    if (text !== undefined) template = { text, pos: f.template.value.pos };
-  }
+  const method = decodeLoginMethod(d, map, f, path);
+  const verify = f.verify === undefined ? undefined : decodeVerify(d, f.verify.value, [...path, 'verify']);
   const variables =
     f.variables === undefined ? [] : decodeVariables(d, f.variables.value, [...path, 'variables']);
   const input = f.input === undefined ? undefined : decodeValue(d, f.input.value, [...path, 'input']);
@@ -495,7 +624,9 @@ function decodeDynamic(
   const secrets: SecretDecl<Sourced>[] = [];
   const inlineGiven = SECRET_KEYS.some((k) => f[k] !== undefined);
   if (inlineGiven) {
-    const inline = secretFromFields(d, map, f, path, origin);
+    // The kind written, even when it has errors: its defaults hold, and are not reported missing.
+    const written = f.login !== undefined ? 'form' : f.oauth2 !== undefined ? 'oauth2' : 'template';
+    const inline = secretFromFields(d, map, f, path, origin, written);
     if (inline !== undefined) secrets.push(inline);
   }
   let listed = 0;
@@ -516,10 +647,11 @@ function decodeDynamic(
     );
   }
   if (f.variables !== undefined && variables === undefined) return undefined;
-  if (template === undefined || variables === undefined) return undefined;
+  if (method === undefined || variables === undefined) return undefined;
   if (f.input !== undefined && input === undefined) return undefined;
   if (f.reauth !== undefined && reauth === undefined) return undefined;
-  return { origin, template, variables, input, reauth, secrets };
+  if (f.verify !== undefined && verify === undefined) return undefined;
+  return { origin, method, verify, variables, input, reauth, secrets };
 }
 
 function decodeVariables(d: Decoder, node: SourceNode, path: Path): Variable<Sourced>[] | undefined {

@@ -13,6 +13,8 @@ const DEMO_ENV = {
   DEMO_STAGING_COOKIE: 'flags=beta',
   DEMO_USER: 'alice',
   DEMO_PASSWORD: 'wonderland',
+  DEMO_TOTP_SECRET: 'JBSWY3DPEHPK3PXP',
+  DEMO_CLIENT_SECRET: 'cs',
   PATH: process.env.PATH,
 };
 
@@ -73,7 +75,10 @@ describe('bundled examples', () => {
     expect(
       result.secrets?.entries.map((e) => (e.kind === 'static' ? e.credential.type : e.spec.type)),
     ).toEqual(['bearertoken', 'basicauth', 'header', 'query', 'cookie']);
-    expect(result.secrets?.logins[0]?.template).toBe(`${root}examples/templates/login.yaml`);
+    expect(result.secrets?.logins[0]?.method).toEqual({
+      kind: 'template',
+      template: `${root}examples/templates/login.yaml`,
+    });
   });
 
   it('the every-feature example validates and shows every type', async () => {
@@ -83,6 +88,7 @@ describe('bundled examples', () => {
     const types = result.secrets?.entries.map((e) => (e.kind === 'static' ? e.credential.type : e.spec.type));
     expect(new Set(types)).toEqual(new Set(['header', 'basicauth', 'bearertoken', 'query', 'cookie']));
     expect(result.secrets?.entries.some((e) => e.scope.kind === 'domains-regex')).toBe(true);
+    expect(result.secrets?.logins.map((l) => l.method.kind)).toEqual(['template', 'form', 'form', 'oauth2']);
   });
 
   it('the every-feature example reports each missing environment variable at its field', async () => {
@@ -93,6 +99,12 @@ describe('bundled examples', () => {
       'static[4].cookies[0].raw',
       'dynamic[0].variables[0].value',
       'dynamic[0].variables[1].value',
+      'dynamic[1].login.username',
+      'dynamic[1].login.password',
+      'dynamic[1].login.totp',
+      'dynamic[2].login.username',
+      'dynamic[2].login.password',
+      'dynamic[3].oauth2.client-secret',
     ]);
   });
 });

@@ -3,16 +3,20 @@ export { type Coverage, coverage } from './coverage.js';
 export { entriesOf, entryOf, loginEntry, type SecretEntry } from './entries.js';
 export { type MatchKey, matchKeyOfUrl } from './host.js';
 export { type LoadResult, loadSecretFiles } from './load.js';
+export { loginKind, loginTemplatePath } from './login-method.js';
 export { loginRedirectRefusal } from './login-scope.js';
 export { SecretIndex } from './lookup.js';
 export {
   type Credential,
   type DynamicSecret,
+  type FormLoginSpec,
   type Login,
+  type OAuth2Spec,
   originLabel,
   type ScopedSecret,
   type SecretSet,
   type SecretSpec,
+  type Verify,
 } from './model.js';
 export { REDACTED, Redactor } from './redact.js';
 export {
@@ -22,3 +26,4 @@ export {
   type LoginRunner,
   SecretResolver,
 } from './resolver.js';
+export { hotp, type LoginValue, OneTimeCode, valueNow } from './totp.js';

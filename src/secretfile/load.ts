@@ -5,6 +5,7 @@ import {
   Diagnostics,
   describeReadProblem,
   formatOf,
+  type Position,
   parseSource,
   readBounded,
   sortDiagnostics,
@@ -12,6 +13,7 @@ import {
 import type { ExternalVariable } from '../template/index.js';
 import { buildCredential, hasPlaceholder, mapSecret, placeholdersIn, secretStrings } from './credential.js';
 import { decodeSecretFile } from './decode.js';
+import { methodSecrets, methodValues, resolvedMethod } from './login-method.js';
 import {
   inspectLoginTemplateFile,
   type LoginTemplateInfo,
@@ -21,15 +23,19 @@ import type {
   DynamicDecl,
   DynamicSecret,
   Login,
+  LoginMethod,
+  Reauth,
   ScopedSecret,
   SecretFileDecl,
   SecretSet,
   SecretSpec,
   Sourced,
   StaticSecret,
+  ValueSource,
 } from './model.js';
 import { Redactor } from './redact.js';
 import { type CommandRunner, DEFAULT_COMMAND_TIMEOUT_MS, resolveValues } from './references.js';
+import { decodeBase32, type LoginValue, OneTimeCode } from './totp.js';
 
 /** The largest secret file read, checked before it is parsed: thousands of entries fit in far less. */
 export const MAX_SECRET_FILE_BYTES = 4 << 20;
@@ -143,6 +149,7 @@ async function build(
     ...dynamic.flatMap((e) => [
       ...e.variables.map((v) => v.value),
       ...(e.input === undefined ? [] : [e.input]),
+      ...methodValues(e.method),
       ...e.secrets.flatMap((s) => secretStrings(s.spec)),
     ]),
   ];
@@ -181,19 +188,25 @@ async function build(
     const skip = (value: Sourced, t: string) => unresolved(value) || hasPlaceholder(t);
     for (const secret of entry.secrets) buildCredential(secret.spec, { text, report, skip });
     const template = templates[i];
-    if (template === undefined) return;
-    const variables = entry.variables.map((v) => ({ name: v.name, value: text(v.value) }));
-    for (const v of variables) redactor.register(v.value);
+    if (entry.method.kind === 'template' && template === undefined) return;
+    const variables = entry.variables.map((v) => ({ name: v.name, value: loginValue(v.value, text) }));
+    for (const v of entry.variables) redactor.register(text(v.value));
+    for (const v of methodValues(entry.method)) redactor.register(text(v));
     const placeholders = [
       ...new Set(entry.secrets.flatMap((s) => secretStrings(s.spec).flatMap((v) => placeholdersIn(text(v))))),
     ];
     const secrets: DynamicSecret[] = [];
+    const method: LoginMethod =
+      entry.method.kind === 'template'
+        ? { kind: 'template', template: template?.path ?? '' }
+        : resolvedMethod(entry.method, text, (value) => loginValue(value, text));
     const login: Login = {
       origin: entry.origin,
-      template: template.path,
+      method,
+      verify: entry.verify,
       variables,
-      input: entry.input === undefined ? undefined : text(entry.input),
-      reauth: entry.reauth,
+      input: entry.input === undefined ? defaultInput(method) : text(entry.input),
+      reauth: entry.reauth ?? (method.kind === 'oauth2' ? RENEW_ON_401 : undefined),
       placeholders,
       secrets,
     };
@@ -206,25 +219,37 @@ async function build(
         login,
       });
     }
-    for (const secret of entry.secrets) {
-      for (const value of secretStrings(secret.spec)) {
-        const missing = placeholdersIn(text(value)).filter((name) => !template.extractorNames.includes(name));
-        for (const name of new Set(missing))
-          report(value, missingExtractorMessage(name, template.display, template.extractorNames));
-      }
-    }
-    for (const need of template.needs) {
-      if (variables.some((v) => v.name === need.name)) continue;
-      diagnostics.error(
-        entry.template.pos,
-        ['dynamic', entry.origin.index, 'template'],
-        missingVariableMessage(need, template),
-      );
-    }
+    if (template !== undefined) checkTemplateUse(entry, template, variables, text, report, diagnostics);
     logins.push(login);
     entries.push(...secrets);
   });
   return diagnostics.hasErrors ? undefined : { entries, logins };
+}
+
+/** The placeholders of the entry's secrets are the template's named extractors; its variables are given. */
+function checkTemplateUse(
+  entry: DynamicDecl<Sourced>,
+  template: TemplateCheck,
+  variables: readonly { readonly name: string }[],
+  text: (value: Sourced) => string,
+  report: (value: Sourced, message: string) => void,
+  diagnostics: Diagnostics,
+): void {
+  for (const secret of entry.secrets) {
+    for (const value of secretStrings(secret.spec)) {
+      const missing = placeholdersIn(text(value)).filter((name) => !template.extractorNames.includes(name));
+      for (const name of new Set(missing))
+        report(value, missingExtractorMessage(name, template.display, template.extractorNames));
+    }
+  }
+  for (const need of template.needs) {
+    if (variables.some((v) => v.name === need.name)) continue;
+    diagnostics.error(
+      template.pos,
+      ['dynamic', entry.origin.index, 'template'],
+      missingVariableMessage(need, template),
+    );
+  }
 }
 
 function missingVariableMessage(need: ExternalVariable, template: TemplateCheck): string {
@@ -240,6 +265,25 @@ function missingExtractorMessage(name: string, template: string, names: readonly
   return `{{${name}}} is not a named extractor of the login template ${template}; ${known}`;
 }
 
+/** A form login runs at its page, an OAuth 2.0 login at its token URL. */
+function defaultInput(method: LoginMethod): string | undefined {
+  if (method.kind === 'form') return String(method.form.url);
+  if (method.kind === 'oauth2') return method.oauth2.tokenUrl;
+  return undefined;
+}
+
+/** An OAuth 2.0 token is renewed when an API answers 401, unless `reauth:` says otherwise. */
+const RENEW_ON_401: Reauth = { status: [401], loggedOutRegex: undefined, max: 3, everyMs: undefined };
+
+/** A value as a login fills it in: its text, or the codes of a `{totp: …}` secret. */
+function loginValue(value: Sourced, text: (value: Sourced) => string): LoginValue {
+  if (value.source.kind !== 'totp') return text(value);
+  const key = decodeBase32(text(value));
+  // Already reported where the secret was resolved: the file fails to load, this value is never used.
+  if ('problem' in key) return '';
+  return new OneTimeCode(key, value.source.options);
+}
+
 /** nuclei compatibility: a variable value `$NAME` is the environment variable NAME. */
 function envVariable(
   variable: DynamicDecl<Sourced>['variables'][number],
@@ -251,6 +295,7 @@ function envVariable(
 
 interface TemplateCheck {
   readonly path: string;
+  readonly pos: Position;
   readonly display: string;
   readonly extractorNames: readonly string[];
   readonly needs: readonly ExternalVariable[];
@@ -268,7 +313,9 @@ async function checkTemplate(
   inspect: (path: string) => Promise<LoginTemplateInfo>,
   templateDiagnostics: Diagnostic[],
 ): Promise<TemplateCheck | undefined> {
-  const written = entry.template.text;
+  if (entry.method.kind !== 'template') return undefined;
+  const written = entry.method.text;
+  const pos = entry.method.pos;
   const candidates = isAbsolute(written)
     ? [written]
     : [baseDir, options.cwd, options.templatesDir].flatMap((dir) =>
@@ -283,7 +330,7 @@ async function checkTemplate(
       break;
     }
     if (info?.isDirectory() === true) {
-      diagnostics.error(entry.template.pos, at, `${candidate} is a folder; give the login template file`);
+      diagnostics.error(pos, at, `${candidate} is a folder; give the login template file`);
       return undefined;
     }
   }
@@ -292,7 +339,7 @@ async function checkTemplate(
     const hint =
       options.templatesDir === undefined && !isAbsolute(written) ? ' (no templates directory was given)' : '';
     diagnostics.error(
-      entry.template.pos,
+      pos,
       at,
       `the login template ${JSON.stringify(written)} was not found; looked for ${places}${hint}`,
     );
@@ -301,11 +348,11 @@ async function checkTemplate(
   const shown = display(options.cwd, found);
   const info = await inspect(found);
   if (!info.ok) {
-    diagnostics.error(entry.template.pos, at, `the login template ${shown} has errors (listed below)`);
+    diagnostics.error(pos, at, `the login template ${shown} has errors (listed below)`);
     templateDiagnostics.push(...info.diagnostics.map((d) => ({ ...d, file: display(options.cwd, d.file) })));
     return undefined;
   }
-  return { path: found, display: shown, extractorNames: info.extractorNames, needs: info.needs };
+  return { path: found, pos, display: shown, extractorNames: info.extractorNames, needs: info.needs };
 }
 
 function display(cwd: string, path: string): string {
@@ -319,8 +366,11 @@ function display(cwd: string, path: string): string {
  * password is empty (an API key given as the username).
  */
 export function holdsLiteralSecrets(decl: SecretFileDecl<Sourced>): boolean {
-  const literal = (v: Sourced) =>
-    v.source.kind === 'literal' && v.source.text !== '' && !isOnlyPlaceholders(v.source.text);
+  const literalSource = (source: ValueSource): boolean =>
+    source.kind === 'totp'
+      ? literalSource(source.secret)
+      : source.kind === 'literal' && source.text !== '' && !isOnlyPlaceholders(source.text);
+  const literal = (v: Sourced) => literalSource(v.source);
   const secretValues = (spec: SecretSpec<Sourced>): Sourced[] => {
     switch (spec.type) {
       case 'basicauth': {
@@ -343,6 +393,7 @@ export function holdsLiteralSecrets(decl: SecretFileDecl<Sourced>): boolean {
     decl.dynamic.some(
       (e) =>
         e.variables.some((v) => literal(v.value) && !envVariable(v.value)) ||
+        methodSecrets(e.method).some(literal) ||
         e.secrets.some((s) => secretValues(s.spec).some(literal)),
     )
   );

@@ -2,6 +2,7 @@ import type { CookiePair, QueryParam } from '../http/index.js';
 import type { GoRegex } from '../regex/index.js';
 import type { Path, Position } from '../source/index.js';
 import type { DomainItem } from './host.js';
+import type { LoginValue, TotpOptions } from './totp.js';
 
 export const SECRET_TYPES = ['basicauth', 'bearertoken', 'header', 'cookie', 'query'] as const;
 export type SecretType = (typeof SECRET_TYPES)[number];
@@ -11,7 +12,9 @@ export type ValueSource =
   | { readonly kind: 'literal'; readonly text: string }
   | { readonly kind: 'env'; readonly name: string }
   | { readonly kind: 'file'; readonly path: string }
-  | { readonly kind: 'cmd'; readonly argv: readonly string[] };
+  | { readonly kind: 'cmd'; readonly argv: readonly string[] }
+  /** A one-time code of the base32 secret `secret` gives, made each time a login runs. */
+  | { readonly kind: 'totp'; readonly secret: ValueSource; readonly options: TotpOptions };
 
 /** A string field before references are resolved: what it is, and where, for error messages. */
 export interface Sourced {
@@ -94,9 +97,72 @@ export interface Reauth {
   readonly everyMs: number | undefined;
 }
 
+/** Which fields of a login form take the credentials, when their names are not guessed. */
+export interface FormFields {
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  readonly totp: string | undefined;
+}
+
+/** What proves a form login worked; unset: not back on a password form, and a new cookie. */
+export interface FormSuccess {
+  readonly status: readonly number[];
+  readonly regex: GoRegex | undefined;
+  /** A pattern the URL of the last page must match. */
+  readonly url: GoRegex | undefined;
+  /** A cookie the login must set. */
+  readonly cookie: string | undefined;
+}
+
+/** A form login (`login:`): the page's form filled and submitted, or a JSON login API. */
+export interface FormLoginSpec<V> {
+  readonly url: V;
+  readonly username: V;
+  readonly password: V;
+  readonly totp: V | undefined;
+  /** The form to fill: its id, name, or a text its action contains; unset: the one with a password field. */
+  readonly form: string | undefined;
+  readonly fields: FormFields;
+  readonly success: FormSuccess | undefined;
+  /** A JSON login API: the body (with {{username}}, {{password}}, {{totp}}) and where the token is. */
+  readonly json: { readonly body: string; readonly token: string | undefined } | undefined;
+}
+
+export const OAUTH2_GRANTS = ['client_credentials', 'password', 'refresh_token'] as const;
+export type OAuth2Grant = (typeof OAUTH2_GRANTS)[number];
+
+/** An OAuth 2.0 token request (`oauth2:`); the grant's own fields are exactly those it needs. */
+export interface OAuth2Spec<V> {
+  readonly tokenUrl: V;
+  readonly clientId: V;
+  readonly clientSecret: V | undefined;
+  readonly scope: string | undefined;
+  /** How the client authenticates; unset: basic, then body when the server refuses basic. */
+  readonly authMethod: 'basic' | 'body' | undefined;
+  readonly grant:
+    | { readonly kind: 'client_credentials' }
+    | { readonly kind: 'password'; readonly username: V; readonly password: V }
+    | { readonly kind: 'refresh_token'; readonly refreshToken: V };
+}
+
+/** How a dynamic entry logs in. */
+export type LoginMethodSpec<V> =
+  | { readonly kind: 'template'; readonly text: string; readonly pos: Position }
+  | { readonly kind: 'form'; readonly form: FormLoginSpec<V> }
+  | { readonly kind: 'oauth2'; readonly oauth2: OAuth2Spec<V> };
+
+/** A request that proves a session alive (`verify:`), after each login and every `everyMs`. */
+export interface Verify {
+  readonly url: string;
+  readonly status: readonly number[];
+  readonly regex: GoRegex | undefined;
+  readonly everyMs: number | undefined;
+}
+
 export interface DynamicDecl<V> {
   readonly origin: EntryOrigin;
-  readonly template: { readonly text: string; readonly pos: Position };
+  readonly method: LoginMethodSpec<V>;
+  readonly verify: Verify | undefined;
   readonly variables: readonly Variable<V>[];
   readonly input: V | undefined;
   readonly reauth: Reauth | undefined;
@@ -131,12 +197,19 @@ export interface DynamicSecret {
 
 export type ScopedSecret = StaticSecret | DynamicSecret;
 
-/** A dynamic entry's login: the template run whose extracted values fill its secrets. */
+/** How a loaded login runs: a template (its absolute path), a form, or an OAuth 2.0 token request. */
+export type LoginMethod =
+  | { readonly kind: 'template'; readonly template: string }
+  | { readonly kind: 'form'; readonly form: FormLoginSpec<LoginValue> }
+  | { readonly kind: 'oauth2'; readonly oauth2: OAuth2Spec<string> };
+
+/** A dynamic entry's login: the run whose values fill its secrets. */
 export interface Login {
   readonly origin: EntryOrigin;
-  /** Absolute path of the login template. */
-  readonly template: string;
-  readonly variables: readonly { readonly name: string; readonly value: string }[];
+  readonly method: LoginMethod;
+  readonly verify: Verify | undefined;
+  /** A `{totp: …}` value is a code made when the login runs. */
+  readonly variables: readonly { readonly name: string; readonly value: LoginValue }[];
   /** The target the login runs against; undefined: the origin of the first matching request. */
   readonly input: string | undefined;
   readonly reauth: Reauth | undefined;

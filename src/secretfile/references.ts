@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { type Diagnostics, describeReadProblem, formatBytes, quote, readBounded } from '../source/index.js';
 import type { Sourced, ValueSource } from './model.js';
+import { decodeBase32 } from './totp.js';
 
 /** How long a `{cmd: …}` reference may run, or a `{file: …}` pipe take to be written, before it counts as failed. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
@@ -93,6 +94,13 @@ async function resolveSource(source: ValueSource, context: ReferenceContext): Pr
           reason: `the command ${quote(source.argv[0] ?? '')} failed: ${result.reason}`,
         };
       return { ok: true, stdout: dropTrailingNewline(result.stdout) };
+    }
+    case 'totp': {
+      // The base32 secret; the login makes each code from it when it runs.
+      const secret = await resolveSource(source.secret, context);
+      if (!secret.ok) return secret;
+      const key = decodeBase32(secret.stdout);
+      return 'problem' in key ? { ok: false, reason: key.problem } : secret;
     }
   }
 }

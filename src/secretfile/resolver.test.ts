@@ -420,7 +420,7 @@ describe('a dynamic login against a real HTTP server', () => {
   /** Logs in with a form POST and returns the Set-Cookie pair as the `session` extractor would. */
   const httpLogin: LoginRunner = {
     async login(login, target) {
-      const vars = Object.fromEntries(login.variables.map((v) => [v.name, v.value]));
+      const vars = Object.fromEntries(login.variables.map((v) => [v.name, String(v.value)]));
       const res = await fetch(`${target}/login`, {
         method: 'POST',
         body: new URLSearchParams({ user: vars.username ?? '', pass: vars.password ?? '' }),

@@ -3,13 +3,24 @@ import { applyCredential, applyCredentialToRaw } from './apply.js';
 import { buildCredential, fillPlaceholders, mapSecret } from './credential.js';
 import { type MatchKey, matchKey } from './host.js';
 import { SecretIndex } from './lookup.js';
-import type { Credential, DynamicSecret, Login, ScopedSecret, SecretSet, StaticSecret } from './model.js';
+import type {
+  Credential,
+  DynamicSecret,
+  Login,
+  ScopedSecret,
+  SecretSet,
+  SecretSpec,
+  StaticSecret,
+} from './model.js';
 import { originLabel } from './model.js';
 import { Redactor } from './redact.js';
+import { checkSession, type SessionCheck } from './verify.js';
 
 /** Runs a dynamic entry's login template and returns its named extractor values. */
 export interface LoginRunner {
   login(login: Login, target: string, context: LoginContext): Promise<Record<string, string>>;
+  /** Sends an entry's `verify:` request, its session applied (nothing else added). */
+  check?: SessionCheck;
 }
 
 export interface LoginContext {
@@ -78,6 +89,10 @@ interface Session {
   relogins: number;
   /** The session was lost past `reauth.max` (told once). */
   lost: boolean;
+  /** When its token runs out (see expiryOf); undefined: it does not say. */
+  expiresAt: number | undefined;
+  /** When its `verify:` request last passed. */
+  checkedAt: number;
 }
 
 /**
@@ -125,7 +140,8 @@ export class SecretResolver {
     if (entry === undefined) return NO_SECRET;
     if (entry.kind === 'static') return staticResolution(entry);
     const session = this.session(entry.login);
-    if (this.expired(entry.login, session))
+    if (this.checkDue(entry.login, session)) this.recheck(entry.login, session);
+    else if (this.expired(entry.login, session))
       this.start(entry.login, session, session.target ?? originOf(destination, key), true);
     else if (session.pending === undefined && session.result === undefined)
       this.start(entry.login, session, originOf(destination, key), false);
@@ -280,6 +296,8 @@ export class SecretResolver {
         target: undefined,
         relogins: 0,
         lost: false,
+        expiresAt: undefined,
+        checkedAt: 0,
       };
       this.sessions.set(login, session);
     }
@@ -287,9 +305,47 @@ export class SecretResolver {
   }
 
   private expired(login: Login, session: Session): boolean {
+    if (session.pending !== undefined || session.result?.ok !== true) return false;
+    if (session.expiresAt !== undefined && this.now() >= session.expiresAt) return true;
     const every = login.reauth?.everyMs;
+    return every !== undefined && this.now() - session.startedAt >= every;
+  }
+
+  private checkDue(login: Login, session: Session): boolean {
+    const every = login.verify?.everyMs;
     if (every === undefined || session.pending !== undefined || session.result?.ok !== true) return false;
-    return this.now() - session.startedAt >= every;
+    return this.now() - session.checkedAt >= every;
+  }
+
+  /** Runs the `verify:` request of a live session; logs in again when it fails (single-flight). */
+  private recheck(login: Login, session: Session): void {
+    const current = session.result;
+    const target = session.target;
+    if (current === undefined || !current.ok || target === undefined) return;
+    session.checkedAt = this.now();
+    session.result = undefined;
+    const pending: Promise<SessionResult> = this.check(login, current.credentials).then((problem) => {
+      if (session.pending !== pending) return session.pending ?? session.result ?? Promise.resolve(current);
+      session.pending = undefined;
+      if (problem === undefined) {
+        session.result = current;
+        return current;
+      }
+      this.start(login, session, target, true);
+      return session.pending ?? current;
+    });
+    session.pending = pending;
+  }
+
+  private check(
+    login: Login,
+    credentials: ReadonlyMap<DynamicSecret, Credential>,
+  ): Promise<string | undefined> {
+    const send = this.options.runner?.check;
+    if (send === undefined) return Promise.resolve('no session check runner is configured');
+    return checkSession(login, credentials, send).then((problem) =>
+      problem === undefined ? undefined : this.redactor.redact(problem),
+    );
   }
 
   private start(login: Login, session: Session, fallbackTarget: string, relogin: boolean): void {
@@ -300,7 +356,12 @@ export class SecretResolver {
     // The old session is no longer trusted: requests from now on wait for the new one.
     session.result = undefined;
     this.options.onEvent?.({ kind: 'login', login, target, relogin });
-    session.pending = this.runLogin(login, target).then((result) => {
+    session.expiresAt = undefined;
+    const startedAt = session.startedAt;
+    session.pending = this.runLogin(login, target, (values) => {
+      session.expiresAt = expiryOf(values, startedAt);
+    }).then((result) => {
+      session.checkedAt = this.now();
       session.result = result;
       session.pending = undefined;
       this.options.onEvent?.(
@@ -311,7 +372,11 @@ export class SecretResolver {
   }
 
   /** The session values of a login, or why there are none (said without naming the entry). */
-  private async runLogin(login: Login, target: string): Promise<SessionResult> {
+  private async runLogin(
+    login: Login,
+    target: string,
+    onValues: (values: Record<string, string>) => void,
+  ): Promise<SessionResult> {
     const runner = this.options.runner;
     if (runner === undefined) return { ok: false, reason: 'no login runner is configured' };
     let values: Record<string, string>;
@@ -321,8 +386,13 @@ export class SecretResolver {
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, reason: this.redactor.redact(message) };
     }
-    for (const value of Object.values(values)) this.redactor.register(value);
-    return this.fill(login, values);
+    for (const [name, value] of Object.entries(values))
+      if (isSecretValue(login, name)) this.redactor.register(value);
+    onValues(values);
+    const filled = this.fill(login, values);
+    if (!filled.ok || login.verify === undefined) return filled;
+    const problem = await this.check(login, filled.credentials);
+    return problem === undefined ? filled : { ok: false, reason: problem };
   }
 
   private fill(login: Login, values: Record<string, string>): SessionResult {
@@ -336,7 +406,10 @@ export class SecretResolver {
     const credentials = new Map<DynamicSecret, Credential>();
     for (const secret of login.secrets) {
       const problems: string[] = [];
-      const filled = mapSecret(secret.spec, (text) => fillPlaceholders(text, map));
+      const filled = withEveryCookie(
+        mapSecret(secret.spec, (text) => fillPlaceholders(text, map)),
+        map,
+      );
       const credential = buildCredential(filled, {
         text: (t) => t,
         report: (_, message) => problems.push(message),
@@ -354,6 +427,36 @@ export class SecretResolver {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/**
+ * Which session values are masked wherever they appear: all a login template extracted; of a form
+ * or OAuth 2.0 login, its cookies and tokens (not `token_type: Bearer` or `expires_in: 3600`, which
+ * would mask every such word). What a secret sends is masked in any case.
+ */
+function isSecretValue(login: Login, name: string): boolean {
+  if (login.method.kind === 'template' || name.startsWith('cookie.')) return true;
+  return name !== 'token_type' && /token|secret|session/i.test(name);
+}
+
+/** A cookie secret written without `cookies:` takes every cookie the login set (`cookie.NAME`). */
+function withEveryCookie(spec: SecretSpec<string>, values: ReadonlyMap<string, string>): SecretSpec<string> {
+  if (spec.type !== 'cookie' || spec.cookies.length > 0) return spec;
+  const cookies = [...values]
+    .filter(([name]) => name.startsWith('cookie.'))
+    .map(([name, value]) => ({ kind: 'pair' as const, key: name.slice('cookie.'.length), value }));
+  return { type: 'cookie', cookies };
+}
+
+/**
+ * When a session's token runs out (an OAuth 2.0 `expires_in`, in seconds): a tenth of its life
+ * before, at most a minute before, so that requests never go with a token about to expire.
+ */
+function expiryOf(values: Record<string, string>, startedAt: number): number | undefined {
+  const seconds = Number(values.expires_in);
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  const lifeMs = seconds * 1000;
+  return startedAt + lifeMs - Math.min(lifeMs / 10, 60_000);
 }
 
 /** A static entry's resolution: the same for every request, made once. */

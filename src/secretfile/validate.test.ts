@@ -285,7 +285,7 @@ describe('dynamic entry validation', () => {
       'dynamic:\n  - type: bearertoken\n    domains: [a.test]\n    token: "{{session}}"\n',
     );
     expect(message).toBe(
-      's.yaml:2:5: dynamic[0]: missing "template": the login template whose extractors fill this secret',
+      's.yaml:2:5: dynamic[0]: missing "template": the login template whose extractors fill this secret (or log in without one: login: {url, username, password} for a form, oauth2: {token-url, …} for OAuth 2.0)',
     );
   });
 
@@ -317,7 +317,10 @@ describe('dynamic entry validation', () => {
       templatesDir: 'templates',
     });
     expect(fromTemplates.messages).toEqual([]);
-    expect(fromTemplates.secrets?.logins[0]?.template).toBe(`${fromTemplates.dir}/templates/auth/login.yaml`);
+    expect(fromTemplates.secrets?.logins[0]?.method).toEqual({
+      kind: 'template',
+      template: `${fromTemplates.dir}/templates/auth/login.yaml`,
+    });
   });
 
   it('names the missing extractor and the ones that exist', async () => {
@@ -619,7 +622,7 @@ describe('secret references', () => {
   it('refuses a reference object with two kinds', async () => {
     const [message] = (await loadText(entry('{env: A, file: b}'))).messages;
     expect(message).toBe(
-      's.yaml:4:12: static[0].token: a reference takes exactly one of env, file, cmd; found env, file',
+      's.yaml:4:12: static[0].token: a reference takes exactly one of env, file, cmd, totp; found env, file',
     );
   });
 

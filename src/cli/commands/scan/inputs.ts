@@ -2,7 +2,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { PlanTemplate } from '../../../scan/index.js';
-import { originLabel, type SecretSet } from '../../../secretfile/index.js';
+import { loginTemplatePath, originLabel, type SecretSet } from '../../../secretfile/index.js';
 import type { Scan } from '../../../store/index.js';
 import {
   payloadFileValues,
@@ -75,7 +75,12 @@ export function withoutLoginTemplates<T extends { readonly file: string }>(
   secrets: SecretSet | undefined,
   output: ScanOutput,
 ): T[] {
-  const logins = new Map((secrets?.logins ?? []).map((login) => [login.template, login]));
+  const logins = new Map(
+    (secrets?.logins ?? []).flatMap((login) => {
+      const path = loginTemplatePath(login);
+      return path === undefined ? [] : [[path, login] as const];
+    }),
+  );
   const kept: T[] = [];
   for (const template of templates) {
     const login = logins.get(template.file);

@@ -3,6 +3,7 @@ import { isAbsolute, relative } from 'node:path';
 import {
   basicAuthorization,
   type Credential,
+  type Login,
   loadSecretFiles,
   type MatchKey,
   matchKeyOfUrl,
@@ -27,7 +28,12 @@ interface MatchResult {
     readonly entry: string;
     readonly type: string;
     readonly matchedBy: string;
-    readonly login?: { template: string; readonly target: string };
+    readonly login?: {
+      readonly kind: 'template' | 'form' | 'oauth2';
+      template?: string;
+      readonly url?: string;
+      readonly target: string;
+    };
     readonly adds: Additions;
   };
 }
@@ -62,7 +68,7 @@ export async function match(urls: readonly string[], options: MatchFlags, io: Cl
   const results: MatchResult[] = parsed.map(({ url, key }) => {
     const entry = index.lookup(key);
     const secret = entry === undefined ? null : describeEntry(entry, key, url, mask, maskTemplated);
-    if (secret?.login !== undefined) secret.login.template = shown(io.cwd, secret.login.template);
+    if (secret?.login?.template !== undefined) secret.login.template = shown(io.cwd, secret.login.template);
     return { url: url.href, secret };
   });
   if (options.json === true) io.stdout.write(`${JSON.stringify({ results }, null, 2)}\n`);
@@ -110,7 +116,7 @@ function describeEntry(
   return {
     ...base,
     type: entry.spec.type,
-    login: { template: entry.login.template, target },
+    login: loginShown(entry.login, target),
     adds: templatedAdditions(entry.spec, url, maskTemplated),
   };
 }
@@ -187,7 +193,13 @@ function renderMatch(r: MatchResult): string {
   }
   lines.push(`  secret: ${s.file} ${s.entry} (${s.type}), matched by ${s.matchedBy}`);
   if (s.login !== undefined) {
-    lines.push(`  needs a login: template ${s.login.template}, run against ${s.login.target}`);
+    const how =
+      s.login.kind === 'template'
+        ? `template ${s.login.template}`
+        : s.login.kind === 'form'
+          ? `form login at ${s.login.url}`
+          : `OAuth 2.0 token from ${s.login.url}`;
+    lines.push(`  needs a login: ${how}, run against ${s.login.target}`);
     lines.push('  values below are templated: {{name}} is filled from the login');
   }
   for (const [name, value] of s.adds.headers) lines.push(`  header  ${name}: ${value}`);
@@ -196,4 +208,16 @@ function renderMatch(r: MatchResult): string {
   for (const [name, value] of s.adds.query) lines.push(`  query   ${name}=${value}`);
   if (s.adds.url !== undefined) lines.push(`  url     ${s.adds.url}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Which kind of login an entry uses, and where it logs in (never a credential). */
+function loginShown(login: Login, target: string): NonNullable<NonNullable<MatchResult['secret']>['login']> {
+  switch (login.method.kind) {
+    case 'template':
+      return { kind: 'template', template: login.method.template, target };
+    case 'form':
+      return { kind: 'form', url: String(login.method.form.url), target: String(login.method.form.url) };
+    case 'oauth2':
+      return { kind: 'oauth2', url: login.method.oauth2.tokenUrl, target };
+  }
 }

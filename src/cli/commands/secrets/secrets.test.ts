@@ -238,6 +238,33 @@ describe('keyhole secrets match', () => {
     );
   });
 
+  it('says which kind of login an entry without a template uses', async () => {
+    await writeFile(
+      join(dir, 'kinds.yaml'),
+      `dynamic:
+  - login: {url: https://app.test/signin, username: alice, password: pw}
+    type: cookie
+    domains: [app.test]
+  - oauth2: {token-url: https://idp.test/token, grant: client_credentials, client-id: c, client-secret: cs}
+    type: bearertoken
+    domains: [api.test]
+`,
+    );
+    const { code, out } = await cli(
+      'secrets',
+      'match',
+      '-sf',
+      'kinds.yaml',
+      'http://app.test/',
+      'https://api.test/',
+    );
+    expect(code).toBe(0);
+    expect(out.split('\n').filter((line) => line.includes('needs a login'))).toEqual([
+      '  needs a login: form login at https://app.test/signin, run against https://app.test/signin',
+      '  needs a login: OAuth 2.0 token from https://idp.test/token, run against https://idp.test/token',
+    ]);
+  });
+
   it('exits 1 with the file errors when a secret file is invalid', async () => {
     const { code, err } = await cli('secrets', 'match', '-sf', 'invalid.yaml', 'https://a.test/');
     expect(code).toBe(1);

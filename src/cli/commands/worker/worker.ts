@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { runWorker, type WorkerSummary } from '../../../queue/index.js';
-import { entriesOf } from '../../../secretfile/index.js';
+import { entriesOf, loginTemplatePath } from '../../../secretfile/index.js';
 import { ExitCode } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { numberFlag, runConfig } from '../../shared/request-config.js';
@@ -31,7 +31,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
     output: undefined,
   });
   const secrets = await readSecrets(config, io, output);
-  const logins = new Set(secrets?.set.logins.map((login) => login.template) ?? []);
+  const logins = new Set(secrets?.set.logins.flatMap((login) => loginTemplatePath(login) ?? []) ?? []);
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   return withStore(io, config.db, { create: true }, async (store) => {
     const teamId = flags.team === undefined ? undefined : (await store.teams.ensure(flags.team)).id;

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { loadSecretFiles } from './load.js';
+import { folderWith, loadText } from './testing/fixtures.js';
+
+const scoped = `    type: cookie
+    domains: [app.test]
+`;
+
+describe('login: and oauth2: entries', () => {
+  it('accept a form login, a JSON login and each OAuth 2.0 grant, with a session check', async () => {
+    const loaded = await loadText(
+      `dynamic:
+  - login:
+      url: https://app.test/login
+      username: alice
+      password: {env: PW}
+      totp: {totp: {env: OTP}}
+      form: signin
+      fields: {username: log, password: pwd, totp: code}
+      success: {status: [200], regex: Dashboard, url: /home, cookie: sid}
+    verify: {url: https://app.test/account, regex: Sign out, every: 5m}
+${scoped}  - login:
+      url: https://app.test/api/login
+      username: alice
+      password: {env: PW}
+      json: {body: '{"u": "{{username}}", "p": "{{password}}"}', token: data.token}
+    type: bearertoken
+    token: "{{token}}"
+    domains: [api.app.test]
+  - oauth2: {token-url: https://idp.test/token, grant: client_credentials, client-id: s, client-secret: {env: CS}}
+    type: bearertoken
+    domains: [api.test]
+  - oauth2: {token-url: https://idp.test/token, grant: password, client-id: s, username: a, password: {env: PW}, auth-method: body}
+    type: bearertoken
+    domains: [api2.test]
+  - oauth2: {token-url: https://idp.test/token, grant: refresh_token, client-id: s, refresh-token: {env: RT}}
+    type: bearertoken
+    domains: [api3.test]
+`,
+      { env: { PW: 'pw', OTP: 'GEZDGNBV', CS: 'cs', RT: 'rt' } },
+    );
+    expect(loaded.messages).toEqual([]);
+    const kinds = loaded.secrets?.logins.map((l) => l.method.kind);
+    expect(kinds).toEqual(['form', 'form', 'oauth2', 'oauth2', 'oauth2']);
+    expect(loaded.secrets?.logins[0]?.verify?.everyMs).toBe(300_000);
+    expect(loaded.secrets?.logins[2]?.reauth?.status).toEqual([401]);
+    expect(loaded.secrets?.entries[2]?.kind === 'dynamic' && loaded.secrets.entries[2].spec).toEqual({
+      type: 'bearertoken',
+      token: '{{access_token}}',
+    });
+  });
+
+  it('say where a login is written wrong, and how to fix it', async () => {
+    const loaded = await loadText(`dynamic:
+  - template: login.yaml
+    login: {url: https://app.test/login, username: a, password: b}
+${scoped}  - login: {url: app.test/login, username: a, password: b, browser: true}
+${scoped}  - login: {username: a, password: b, fields: {user: x}}
+${scoped}  - oauth2: {token-url: http://idp.test/token, grant: password, client-id: s, refresh-token: r}
+    type: bearertoken
+    domains: [api.test]
+  - oauth2: {token-url: https://idp.test/token, grant: implicit, client-id: s}
+    verify: {status: 200}
+    type: bearertoken
+    domains: [api.test]
+`);
+    expect(loaded.messages).toEqual([
+      's.yaml:3:5: dynamic[0].login: an entry logs in one way: give one of template, login, oauth2, not template and login',
+      's.yaml:6:18: dynamic[1].login.url: "app.test/login" is not a URL; give it with its scheme, e.g. https://app.example.com/login',
+      's.yaml:6:60: dynamic[1].login.browser: browser logins are not available in this version; log in with the form (remove browser:) or with a login template',
+      's.yaml:9:12: dynamic[2].login: missing "url" (url: https://app.example.com/login, the page with the login form)',
+      's.yaml:9:48: dynamic[2].login.fields.user: unknown key "user"; expected one of "username", "password", "totp"',
+      's.yaml:12:13: dynamic[3].oauth2: missing "username" (grant: password needs username: alice)',
+      's.yaml:12:13: dynamic[3].oauth2: missing "password" (grant: password needs password: {env: PASSWORD})',
+      's.yaml:12:25: dynamic[3].oauth2.token-url: the client secret would cross the network in clear text: give an https token URL (http is only for this machine: 127.0.0.1, ::1, localhost)',
+      's.yaml:12:79: dynamic[3].oauth2.refresh-token: "refresh-token" is not used by grant: password; remove it (or change the grant)',
+      's.yaml:15:56: dynamic[4].oauth2.grant: unknown grant "implicit"; give one of client_credentials, password, refresh_token',
+      's.yaml:16:13: dynamic[4].verify: missing "url": a page only a logged-in user sees, e.g. url: https://app.example.com/account',
+    ]);
+  });
+
+  it('warn when a file other users can read writes a login password or client secret in it', async () => {
+    const dir = await folderWith(
+      {
+        's.yaml': `dynamic:
+  - oauth2: {token-url: https://idp.test/token, grant: client_credentials, client-id: s, client-secret: literal-secret}
+    type: bearertoken
+    domains: [api.test]
+`,
+      },
+      ['s.yaml'],
+    );
+    const loaded = await loadSecretFiles(['s.yaml'], { cwd: dir, env: {} });
+    expect(loaded.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^this file holds secrets written in it and other users can read it \(mode 0644\)/,
+      ),
+    ]);
+  });
+});
