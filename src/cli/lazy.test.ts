@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT } from '../api/index.js';
-import { DEFAULT_TEAM } from '../store/index.js';
+import { DEFAULT_TEAM, KEY_SCOPES } from '../store/index.js';
+import { KEY_SCOPE_CHOICES } from './commands/keys/command.js';
 import { DEFAULT_RATE_LIMIT_OPTION } from './commands/serve/command.js';
 import { DEFAULT_TEAM_OPTION } from './shared/options.js';
 
@@ -78,5 +79,6 @@ describe('starting keyhole', () => {
   it('shows the defaults the commands use', () => {
     expect(DEFAULT_TEAM_OPTION).toBe(DEFAULT_TEAM);
     expect(DEFAULT_RATE_LIMIT_OPTION).toBe(DEFAULT_RATE_LIMIT);
+    expect(KEY_SCOPE_CHOICES).toEqual(KEY_SCOPES);
   });
 });

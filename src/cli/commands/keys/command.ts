@@ -1,7 +1,9 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { KEY_SCOPES } from '../../../store/index.js';
 import type { CommandRegistrar } from '../../program.js';
 import { dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
+
+/** The store's key scopes, written out so that `--help` loads no database code (lazy.test.ts checks they agree). */
+export const KEY_SCOPE_CHOICES = ['read', 'write'] as const;
 
 const CREATE_HELP = `
 The key is printed alone on stdout, so scripts can capture it; the rest goes to stderr.
@@ -24,7 +26,7 @@ function defineCreate(keys: Command) {
     .addOption(teamOption())
     .addOption(
       new Option('--scope <scope>', 'what the key may do: read, or write (uploads, triage, deletes, retests)')
-        .choices(KEY_SCOPES)
+        .choices(KEY_SCOPE_CHOICES)
         .default('read' as const),
     )
     .addOption(dbOption())
