@@ -158,7 +158,7 @@ async function measureImport(store: Awaited<ReturnType<typeof openStore>>, teamI
 export const suite: BenchSuite = async (report) => {
   report.heading('Store and API');
   report.note(
-    `Each engine is filled, then served by \`keyhole serve\`'s API in a worker thread and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), once without \`Accept-Encoding\` (identity) and, with the page cache, once with \`Accept-Encoding: gzip\` (what typical clients send). The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run. Goals: offset 0 ≥ 0.25 of the bare rate with p99 < 20 ms; deep offsets p99 < 200 ms; import ≥ 20,000 events/s on SQLite.`,
+    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), once without \`Accept-Encoding\` (identity) and, with the page cache, once with \`Accept-Encoding: gzip\` (what typical clients send). The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run. Goals: offset 0 ≥ 0.25 of the bare rate with p99 < 20 ms; deep offsets p99 < 200 ms; import ≥ 20,000 events/s on SQLite.`,
   );
   const bareServer = await startServer({ kind: 'bare' });
   const bare = await load(`${bareServer.url}/bare`);

@@ -1,8 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import autocannon from 'autocannon';
-import type { CacheHits, WorkerData } from './worker.js';
+import { type CacheHits, WORKER_DATA_VARIABLE, type WorkerData } from './protocol.js';
 
-/** A benchmark server running in a worker thread (see worker.ts). */
+/** A benchmark server running in a child process (see worker.ts). */
 export interface BenchServer {
   readonly url: string;
   /** Responses sent and page-cache hits since the last call. */
@@ -11,7 +11,9 @@ export interface BenchServer {
 }
 
 export async function startServer(data: WorkerData): Promise<BenchServer> {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: data });
+  const worker = fork(new URL('./worker.js', import.meta.url), {
+    env: { ...process.env, [WORKER_DATA_VARIABLE]: JSON.stringify(data) },
+  });
   const port = await new Promise<number>((resolve, reject) => {
     worker.once('message', (m: { port: number }) => resolve(m.port));
     worker.once('error', reject);
@@ -22,12 +24,12 @@ export async function startServer(data: WorkerData): Promise<BenchServer> {
       const answer = new Promise<CacheHits>((resolve) =>
         worker.once('message', (m: { hits: CacheHits }) => resolve(m.hits)),
       );
-      worker.postMessage('hits');
+      worker.send('hits');
       return answer;
     },
     stop: async () => {
       const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.postMessage('stop');
+      worker.send('stop');
       await exited;
     },
   };

@@ -1,26 +1,18 @@
 /**
- * A benchmark server in its own thread (its own event loop, as a separate process would have),
- * so that the load generator in the main thread does not slow it down: either the `/v1` API over
- * a store, or a bare Fastify route answering a constant (the baseline).
+ * A benchmark server in its own process (a child of the benchmark's, with its own event loop), so
+ * that the load generator does not slow it down: either the `/v1` API over a store, or a bare
+ * Fastify route answering a constant (the baseline). A process rather than a worker thread: the
+ * native `re2` addon cannot be loaded again in a thread after another thread that loaded it ended.
  *
  * Messages: `stop` ends it; `hits` answers `{ served, hits }`, the responses sent and those the
  * page cache served since the last `hits`.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { openStore, type StoreLocation } from '../../store/index.js';
+import { openStore } from '../../store/index.js';
 import { buildApi } from '../server.js';
+import { WORKER_DATA_VARIABLE, type WorkerData } from './protocol.js';
 
-export type WorkerData =
-  | { readonly kind: 'bare' }
-  | { readonly kind: 'api'; readonly location: StoreLocation; readonly cache: boolean };
-
-export interface CacheHits {
-  readonly served: number;
-  readonly hits: number;
-}
-
-const data = workerData as WorkerData;
+const data = JSON.parse(process.env[WORKER_DATA_VARIABLE] ?? '{"kind":"bare"}') as WorkerData;
 const app =
   data.kind === 'bare'
     ? Fastify().get('/bare', async () => ({ message: 'ok' }))
@@ -36,10 +28,10 @@ app.addHook('onSend', async (_request, reply) => {
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
-parentPort?.postMessage({ port: typeof address === 'object' && address !== null ? address.port : 0 });
-parentPort?.on('message', async (message) => {
+process.send?.({ port: typeof address === 'object' && address !== null ? address.port : 0 });
+process.on('message', async (message) => {
   if (message === 'hits') {
-    parentPort?.postMessage({ hits: counts });
+    process.send?.({ hits: counts });
     counts = { served: 0, hits: 0 };
   }
   if (message === 'stop') {
