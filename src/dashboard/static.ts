@@ -32,6 +32,7 @@ button.quiet { background: transparent; color: #e5e7eb; border-color: #4b5563; }
 .sev-critical { background: var(--critical); } .sev-high { background: var(--high); } .sev-medium { background: var(--medium); }
 .sev-low { background: var(--low); color: #1d2330; } .sev-info { background: var(--info); } .sev-unknown { background: var(--unknown); }
 .status { white-space: nowrap; font-size: .8rem; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; }
+.host { white-space: nowrap; max-width: 16rem; overflow: hidden; text-overflow: ellipsis; }
 svg.chart rect.critical { fill: var(--critical); } svg.chart rect.high { fill: var(--high); } svg.chart rect.medium { fill: var(--medium); }
 svg.chart rect.low { fill: var(--low); } svg.chart rect.info { fill: var(--info); } svg.chart rect.unknown { fill: var(--unknown); }
 svg.chart text { font-size: 12px; fill: var(--fg); }

@@ -204,7 +204,9 @@ export function FindingTable({ findings }: { findings: readonly FindingSummary[]
               <br />
               <span class="muted">{f.templateId}</span>
             </td>
-            <td>{f.target}</td>
+            <td class="host" title={f.target}>
+              {f.target}
+            </td>
             <td>{f.matchedAt}</td>
             <td>
               <span class="status">{f.vulnStatus}</span>
