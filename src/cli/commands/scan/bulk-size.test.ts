@@ -94,6 +94,31 @@ describe('keyhole scan -bs', () => {
   });
 });
 
+describe('keyhole scan -c above the default -bs', () => {
+  it('runs one template on at most 25 targets at once unless -bs is raised too', async () => {
+    const thirty = Array.from({ length: 30 }, (_, i) => ['-u', `${host.origin}/m${i}`]).flat();
+    const capped = await ws.cli(['scan', '--no-store', ...thirty, '-t', 'b1.yaml', '-rl', '0', '-c', '30']);
+    expect(capped.code, capped.err).toBe(0);
+    expect(peak.get('b1')).toBe(25);
+    peak.clear();
+    const raised = await ws.cli([
+      'scan',
+      '--no-store',
+      ...thirty,
+      '-t',
+      'b1.yaml',
+      '-rl',
+      '0',
+      '-c',
+      '30',
+      '-bs',
+      '30',
+    ]);
+    expect(raised.code, raised.err).toBe(0);
+    expect(peak.get('b1')).toBe(30);
+  });
+});
+
 describe('keyhole retest -bs', () => {
   it('retests no template on more than -bs targets at once, and no more than -c in all', async () => {
     const db = ws.path('retest.db');
