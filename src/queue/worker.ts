@@ -29,6 +29,8 @@ export interface WorkerOptions {
   readonly id: string;
   /** Template runs at once. */
   readonly concurrency: number;
+  /** Runs of one template at once (`-bs`); undefined: `concurrency`. */
+  readonly bulkSize?: number | undefined;
   /** How long a chunk stays this worker's without a renewal: a dead worker's chunk is taken again after this. */
   readonly leaseMs: number;
   /** How long to wait before asking again when no chunk is waiting. */
@@ -190,6 +192,7 @@ async function runChunk(
   try {
     ({ aborted } = await runScan(plan, {
       concurrency: options.concurrency,
+      bulkSize: options.bulkSize,
       run: session.runOptions(false),
       stats,
       listener: {

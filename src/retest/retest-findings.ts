@@ -1,13 +1,13 @@
 /**
  * Retests: each finding's template, exactly as the scan ran it, re-run on the finding's target in
  * matcher-status mode, and a verdict per finding. Findings that share a template and a target (two
- * matchers of one template, say) share one run. Runs go `concurrency` at a time; outcomes are
- * handed over as runs finish.
+ * matchers of one template, say) share one run. Runs go `concurrency` at a time, at most `bulkSize`
+ * of one template; outcomes are handed over as runs finish.
  */
 import { setMaxListeners } from 'node:events';
 import { rfc3339, runTemplate, type TemplateRun } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
-import type { TargetResolution, TemplateRunOptions } from '../scan/index.js';
+import { BulkQueue, type TargetResolution, type TemplateRunOptions } from '../scan/index.js';
 import { TargetError } from '../targets/index.js';
 import { loadStoredTemplate, type StoredTemplate } from './stored-template.js';
 import { extractorNames, judge, type RunFacts, type Verdict } from './verdict.js';
@@ -39,6 +39,8 @@ export interface RetestOutcome<S extends RetestSubject = RetestSubject> {
 
 export interface RetestSettings {
   readonly concurrency: number;
+  /** Runs of one template at once (`-bs`); undefined: `concurrency`. */
+  readonly bulkSize?: number | undefined;
   /** Template run options (sender, authorizer, `-H`, `-var`, timeouts); matcher-status mode is set here. */
   readonly run: TemplateRunOptions;
   readonly resolveTarget: (target: string, signal?: AbortSignal) => Promise<TargetResolution>;
@@ -68,22 +70,34 @@ export async function retestFindings<S extends RetestSubject>(
   const groups = groupByRun(findings);
   const { signal } = settings;
   if (signal !== undefined) setMaxListeners(0, signal);
-  let next = 0;
+  const workers = Math.max(1, Math.min(settings.concurrency, groups.length));
+  const queue = new BulkQueue(
+    groups.values(),
+    (group) => group.templateId,
+    settings.bulkSize ?? workers,
+    workers,
+  );
   const worker = async (): Promise<void> => {
-    while (next < groups.length && signal?.aborted !== true) {
-      const group = groups[next++];
+    for (;;) {
+      const group = await queue.take();
       if (group === undefined) return;
-      const outcomes = await retestGroup(group, settings);
+      let outcomes: RetestOutcome<S>[] | undefined;
+      try {
+        if (signal?.aborted === true) return;
+        outcomes = await retestGroup(group, settings);
+      } finally {
+        queue.finish(group);
+      }
       if (outcomes === undefined) return;
       for (const outcome of outcomes) await onOutcome(outcome);
     }
   };
-  const workers = Math.max(1, Math.min(settings.concurrency, groups.length));
   await Promise.all(Array.from({ length: workers }, worker));
   return { aborted: signal?.aborted === true };
 }
 
 interface RunGroup<S extends RetestSubject> {
+  readonly templateId: string;
   readonly target: string;
   readonly findings: S[];
 }
@@ -95,7 +109,7 @@ function groupByRun<S extends RetestSubject>(findings: readonly S[]): RunGroup<S
     const target = retestTarget(finding);
     const key = JSON.stringify([finding.templateId, finding.templatePath, finding.templateEncoded, target]);
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { target, findings: [finding] });
+    if (group === undefined) groups.set(key, { templateId: finding.templateId, target, findings: [finding] });
     else group.findings.push(finding);
   }
   return [...groups.values()];

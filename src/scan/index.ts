@@ -5,6 +5,7 @@
  */
 
 export { type AuthFigures, figuresSince, storedFigures } from './auth-ledger.js';
+export { BulkQueue } from './bulk-queue.js';
 export { CompiledTemplates, type PlanTemplate } from './compiled-templates.js';
 export { type OastPlan, type OastTiming, OastUnavailable, PUBLIC_OAST_SERVERS } from './oast.js';
 export { noRecorder, type ScanRecorder, type ScanTemplateRef } from './recorder.js';

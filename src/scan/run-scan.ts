@@ -1,5 +1,6 @@
 /**
- * Runs templates × targets with at most `concurrency` template runs at once. Jobs are made one at a
+ * Runs templates × targets with at most `concurrency` template runs at once, at most `bulkSize` of
+ * them of one template (see BulkQueue). Jobs are made one at a
  * time as workers ask for them, so a list of 10,000 targets never becomes 100,000 queued jobs:
  * memory holds the target list and the runs in flight, nothing more. Targets are taken one after
  * another and each runs every template (its connections stay warm); self-contained templates run
@@ -15,6 +16,7 @@ import {
 } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
 import { TargetError } from '../targets/index.js';
+import { BulkQueue } from './bulk-queue.js';
 import { CompiledTemplates, type PlanTemplate } from './compiled-templates.js';
 import type { ScanStats } from './stats.js';
 import type { TargetResolution } from './target.js';
@@ -99,7 +101,10 @@ export interface ScanListener {
 export type TemplateRunOptions = Omit<RunOptions, 'signal' | 'onEvent' | 'onRequest' | 'onResult'>;
 
 export interface ScanRunSettings {
+  /** Template runs in flight at most, all templates together (`-c`). */
   readonly concurrency: number;
+  /** Runs of one template in flight at most (`-bs`): targets it runs on at once; undefined: `concurrency`. */
+  readonly bulkSize?: number | undefined;
   readonly run: TemplateRunOptions;
   readonly stats: ScanStats;
   readonly listener: ScanListener;
@@ -116,21 +121,31 @@ export async function runScan(
   plan: ScanPlan,
   settings: ScanRunSettings,
 ): Promise<{ readonly aborted: boolean }> {
-  const jobs = planJobs(plan);
   const { signal } = settings;
   // Every request in flight listens to the scan's signal: hundreds at once is normal here.
   if (signal !== undefined) setMaxListeners(0, signal);
+  const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan) - doneRuns(plan)));
+  const jobs = new BulkQueue(
+    planJobs(plan),
+    (job: Job) => job.template.id,
+    settings.bulkSize ?? workers,
+    workers,
+  );
   const compiled = new CompiledTemplates();
   const worker = async (): Promise<void> => {
     const runner = new JobRunner(settings, compiled);
     for (;;) {
-      if (signal?.aborted === true) return;
-      const next = jobs.next();
-      if (next.done === true) return;
-      await runner.run(next.value);
+      // Taken before looking at the signal: a worker may have waited for a run to end.
+      const job = await jobs.take();
+      if (job === undefined) return;
+      try {
+        if (signal?.aborted === true) return;
+        await runner.run(job);
+      } finally {
+        jobs.finish(job);
+      }
     }
   };
-  const workers = Math.max(1, Math.min(settings.concurrency, plannedRuns(plan) - doneRuns(plan)));
   await Promise.all(Array.from({ length: workers }, worker));
   return { aborted: signal?.aborted === true };
 }

@@ -72,7 +72,7 @@ const GROUPS: readonly (readonly [string, readonly string[]])[] = [
       'oast-dns-listen',
     ],
   ],
-  ['Rate-Limit:', ['rate-limit', 'concurrency']],
+  ['Rate-Limit:', ['rate-limit', 'bulk-size', 'concurrency']],
   ['Optimizations:', ['timeout', 'retries', 'max-host-error', 'no-mhe', 'stop-at-first-match']],
   ['Debug:', ['debug', 'debug-req', 'debug-resp', 'verbose']],
   ['Statistics:', ['stats', 'stats-interval', 'stats-json']],

@@ -15,7 +15,10 @@ export interface RunConfig {
   readonly prefetch: boolean;
   readonly headers: readonly HeaderField[];
   readonly variables: Readonly<Record<string, string>>;
+  /** Template runs in flight at most (`-c`). */
   readonly concurrency: number;
+  /** Runs of one template in flight at most (`-bs`). */
+  readonly bulkSize: number;
   /** Requests per second; undefined: no limit (`-rl 0`). */
   readonly rateLimit: number | undefined;
   readonly timeoutMs: number;
@@ -45,6 +48,11 @@ export function runConfig(flags: RunFlags): RunConfig {
     headers: (flags.header ?? []).map(parseHeader),
     variables: Object.fromEntries((flags.var ?? []).map(parseVariable)),
     concurrency: numberFlag(flags.concurrency, '-c/-concurrency', REQUEST_DEFAULTS.concurrency, {
+      min: 1,
+      max: 10_000,
+      integer: true,
+    }),
+    bulkSize: numberFlag(flags.bulkSize, '-bs/-bulk-size', REQUEST_DEFAULTS.bulkSize, {
       min: 1,
       max: 10_000,
       integer: true,

@@ -16,6 +16,7 @@ import {
 /** nuclei's defaults for the request settings, as the help shows them. */
 export const REQUEST_DEFAULTS = {
   concurrency: 25,
+  bulkSize: 25,
   rateLimit: 150,
   timeoutSeconds: 10,
   retries: 1,
@@ -32,7 +33,7 @@ export interface RequestWording {
 }
 
 /**
- * `-sf`, `-ps`, `-H`, `-var`, `-c`, `-rl`, `-timeout`, `-retries`, `-mhe`, `-nmhe`, `-proxy`, the debug
+ * `-sf`, `-ps`, `-H`, `-var`, `-c`, `-bs`, `-rl`, `-timeout`, `-retries`, `-mhe`, `-nmhe`, `-proxy`, the debug
  * flags, then nuclei's flags that change what the templates send (`-fr`, `-fhr`, `-mr`, `-dr`, `-sni`,
  * `-at`, `-rsr`, `-spm`), in that order.
  */
@@ -46,7 +47,14 @@ export function addRequestOptions<
     .option('--ps, --prefetch-secrets', `log in, ${wording.prefetch} (also -ps)`)
     .option('-H, --header <header>', 'header "Name: value" added to every request (repeatable)', collect)
     .option('--var <name=value>', 'template variable (repeatable; also -var)', collect)
-    .option('-c, --concurrency <n>', `template runs at once (default ${REQUEST_DEFAULTS.concurrency})`)
+    .option(
+      '-c, --concurrency <n>',
+      `template runs at once, all templates together (default ${REQUEST_DEFAULTS.concurrency})`,
+    )
+    .option(
+      '--bs, --bulk-size <n>',
+      `targets one template runs on at once, within -c (default ${REQUEST_DEFAULTS.bulkSize}; also -bs)`,
+    )
     .option(
       '--rl, --rate-limit <n>',
       `requests per second for ${wording.rateLimitScope}; 0: no limit (default ${REQUEST_DEFAULTS.rateLimit})`,

@@ -96,6 +96,7 @@ async function retestAndRecord(
     findings,
     {
       concurrency: config.concurrency,
+      bulkSize: config.bulkSize,
       run: session.runOptions(true),
       resolveTarget: (target, signal) => session.resolveTarget(target, signal),
       otherFindings: (finding) => others.get(finding.scanId) ?? new Set(),

@@ -111,6 +111,7 @@ function queueConfig(flags: GivenFlags): ScanConfig['queue'] {
     flags.header !== undefined ? '-H' : undefined,
     flags.var !== undefined ? '-var' : undefined,
     flags.concurrency !== undefined ? '-c' : undefined,
+    flags.bulkSize !== undefined ? '-bs' : undefined,
     flags.rateLimit !== undefined ? '-rl' : undefined,
     flags.timeout !== undefined ? '-timeout' : undefined,
     flags.retries !== undefined ? '-retries' : undefined,

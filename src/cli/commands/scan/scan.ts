@@ -157,6 +157,7 @@ async function scanWith(
         const outcome = await withProgress(output, stats, statsLines(config, io, stats, plan), () =>
           executeScan(plan, {
             concurrency: config.concurrency,
+            bulkSize: config.bulkSize,
             run: withDslErrors(session.runOptions(config.matcherStatus), io, output),
             stats,
             listener: {

@@ -42,6 +42,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
         id,
         teamId,
         concurrency: config.concurrency,
+        bulkSize: config.bulkSize,
         leaseMs,
         pollMs,
         maxAttempts,
