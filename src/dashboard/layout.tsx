@@ -2,7 +2,7 @@ import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { KeyScope } from '../store/index.js';
 
-export type Section = 'scans' | 'assets' | 'compare';
+export type Section = 'scans' | 'assets' | 'compare' | 'keys';
 
 export interface Viewer {
   readonly teamName: string;
@@ -51,6 +51,11 @@ export function Layout(props: {
                 <NavLink href="/compare" current={section === 'compare'}>
                   Compare
                 </NavLink>
+                {viewer.scope === 'write' ? (
+                  <NavLink href="/keys" current={section === 'keys'}>
+                    Keys
+                  </NavLink>
+                ) : null}
               </nav>
               <span class="team">team {viewer.teamName}</span>
               <form method="post" action="/sign-out">

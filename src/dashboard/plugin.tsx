@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store/index.js';
 import { parseCookies, serializeCookie } from './cookies.js';
 import { formOf } from './forms.js';
+import { registerKeys } from './keys.js';
 import { renderPage, type Viewer } from './layout.js';
 import { ErrorPage } from './pages/error.js';
 import { SignInPage } from './pages/sign-in.js';
@@ -138,6 +139,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
 
   registerReadPages(app, store);
   registerTriage(app, store);
+  registerKeys(app, store);
 }
 
 function signInForm(request: FastifyRequest, reply: FastifyReply, status: number, error: string | undefined) {
