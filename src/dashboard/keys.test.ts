@@ -1,9 +1,12 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store, Team } from '../store/index.js';
 import { ENGINES } from '../store/testing/databases.js';
 import { Browser, hiddenField, type ServedDashboard, serveDashboard } from './testing/serve.js';
 
 describe.each(ENGINES)('the keys page on $engine', ({ create }) => {
+  let logs = '';
   let served: ServedDashboard;
   let store: Store;
   let team: Team;
@@ -13,7 +16,13 @@ describe.each(ENGINES)('the keys page on $engine', ({ create }) => {
   let partnerKeyId: string;
 
   beforeAll(async () => {
-    served = await serveDashboard(await create());
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    });
+    served = await serveDashboard(await create(), { logger: pino({ level: 'trace' }, sink) });
     store = served.store;
     team = await store.teams.ensure('default');
     other = await store.teams.ensure('partners');
@@ -79,6 +88,8 @@ describe.each(ENGINES)('the keys page on $engine', ({ create }) => {
     expect(later.body).toContain('nightly ci');
     expect(later.body).not.toContain(secret);
     expect((await signedIn(secret).then((b) => b.get('/keys'))).status).toBe(200);
+    expect(logs).toContain('/keys');
+    expect(logs).not.toContain(secret.slice(3));
   });
 
   it('refuses to create a key without the form token, with a wrong one, or with a bad name or scope', async () => {

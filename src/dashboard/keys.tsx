@@ -48,7 +48,7 @@ async function keysPage(
   const signedIn = request.dashboardSession;
   if (signedIn === undefined) throw new PageError(401, 'signed out; sign in again');
   const { teamId, keyId } = signedIn.session.principal;
-  const keys = (await store.keys.list()).filter((key) => key.teamId === teamId);
+  const keys = await store.keys.ofTeam(teamId);
   const html = renderPage(
     <KeysPage viewer={signedIn.viewer} view={{ keys, currentKeyId: keyId, created }} />,
   );
