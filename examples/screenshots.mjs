@@ -3,7 +3,7 @@
  * `npm run screenshots`: docs/dashboard/*.png, one per dashboard page, taken by Debian's Chromium
  * (playwright-core, /usr/bin/chromium) over the demo's data: the demo app on its default ports
  * (27801-27805), scanned with examples/secrets.yaml into a scratch store, once over all five areas
- * and once over four, plus an asset list. Run it after `npm run build` (which the script does).
+ * and once over four, plus an asset list; a finding is triaged before its page is taken. Run it after `npm run build` (which the script does).
  */
 import { spawn } from 'node:child_process';
 import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -59,7 +59,9 @@ async function main() {
     await scan('demo, four areas', urls.slice(0, 4));
     await writeFile(join(scratch, 'areas.txt'), `${urls.join('\n')}\n`);
     await keyhole(['assets', 'upload', join(scratch, 'areas.txt'), '--name', 'demo areas', '--db', db]);
-    const key = (await keyhole(['keys', 'create', '--name', 'screenshots', '--db', db])).trim();
+    const key = (
+      await keyhole(['keys', 'create', '--name', 'screenshots', '--scope', 'write', '--db', db])
+    ).trim();
     await shoot(db, key);
   } finally {
     await app.close();
@@ -92,6 +94,9 @@ async function shoot(db, key) {
     await snap('scan');
     await page.locator('tr[data-finding] a').first().click();
     await page.waitForURL(/\/findings\//);
+    await page.selectOption('form.triage select[name=status]', 'triaged');
+    await page.click('form.triage button[type=submit]');
+    await page.waitForSelector('text=triage: open → triaged');
     await snap('finding');
     const [later, earlier] = (
       await store.scans.list((await store.teams.byName('default')).id, { offset: 0, limit: 2 })
@@ -100,6 +105,8 @@ async function shoot(db, key) {
     await snap('compare');
     await page.goto(`${base}/assets`);
     await snap('assets');
+    await page.goto(`${base}/keys`);
+    await snap('keys');
   } finally {
     await browser.close();
     await server.close();

@@ -25,6 +25,7 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
   let served: ServedDashboard;
   let browser: Browser;
   let key: string;
+  let writeKey: string;
   let first: Scan;
   let second: Scan;
   let hostile: Scan;
@@ -35,6 +36,7 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
     const { store } = served;
     const team = await store.teams.ensure('default');
     key = (await store.keys.create({ teamId: team.id, name: 'browser' })).secret;
+    writeKey = (await store.keys.create({ teamId: team.id, name: 'triager', scope: 'write' })).secret;
     const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
     const events = Array.from({ length: 40 }, (_, n) =>
       resultEvent(n, {
@@ -96,9 +98,9 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
     return { page, dialogs, violations };
   }
 
-  async function signIn(page: Page, path = '/'): Promise<void> {
+  async function signIn(page: Page, path = '/', apiKey = key): Promise<void> {
     await page.goto(served.url + path);
-    await page.fill('input[name=key]', key);
+    await page.fill('input[name=key]', apiKey);
     await page.click('button[type=submit]');
     await page.waitForLoadState('load');
   }
@@ -142,6 +144,24 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
     await page.waitForURL(/\/sign-in/);
     await page.goto(`${served.url}/scans`);
     expect(new URL(page.url()).pathname).toBe('/sign-in');
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('triages a finding from its page with a write key, and shows the change in its history', async () => {
+    const { page, violations } = await watchedPage();
+    const [finding] = (await served.store.browse.page(first.id, { filter: {}, sort: 'recorded', limit: 1 }))
+      .findings;
+    await signIn(page, `/findings/${finding?.id}`, writeKey);
+    expect(await page.textContent('.status')).toBe('open');
+    await page.selectOption('form.triage select[name=status]', 'accepted_risk');
+    await page.click('form.triage button[type=submit]');
+    await page.waitForSelector('text=triage: open → accepted_risk');
+    expect(new URL(page.url()).pathname).toBe(`/findings/${finding?.id}`);
+    expect(await page.textContent('.status')).toBe('accepted_risk');
+    expect(await page.locator('table.history tr', { hasText: 'triage:' }).textContent()).toContain(
+      'key triager',
+    );
     expect(violations).toEqual([]);
     await page.close();
   });

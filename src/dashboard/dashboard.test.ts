@@ -251,6 +251,151 @@ describe.each(ENGINES)('the dashboard on $engine', ({ create }) => {
   });
 });
 
+describe.each(ENGINES)('triage in the dashboard on $engine', ({ create }) => {
+  let served: ServedDashboard;
+  let store: Store;
+  let readKey: string;
+  let writeKey: string;
+  let writeKeyPrefix: string;
+  let otherWriteKey: string;
+  let findingIds: string[];
+  let othersFindingId: string;
+
+  beforeAll(async () => {
+    served = await serveDashboard(await create());
+    store = served.store;
+    const team = await store.teams.ensure('default');
+    const other = await store.teams.ensure('partners');
+    readKey = (await store.keys.create({ teamId: team.id, name: 'reader' })).secret;
+    const writer = await store.keys.create({ teamId: team.id, name: 'triager', scope: 'write' });
+    writeKey = writer.secret;
+    writeKeyPrefix = writer.key.prefix;
+    otherWriteKey = (await store.keys.create({ teamId: other.id, name: 'partner', scope: 'write' })).secret;
+    const scan = await uploadedScan(
+      store,
+      team.id,
+      'triage scan',
+      [1, 2, 3, 4].map((n) => resultEvent(n)),
+    );
+    findingIds = (await store.browse.page(scan.id, { filter: {}, sort: 'recorded', limit: 10 })).findings.map(
+      (f) => f.id,
+    );
+    const othersScan = await uploadedScan(store, other.id, 'partner scan', [resultEvent(1)]);
+    othersFindingId =
+      (await store.browse.page(othersScan.id, { filter: {}, sort: 'recorded', limit: 1 })).findings[0]?.id ??
+      '';
+  });
+  afterAll(() => served?.close());
+
+  const signedIn = async (apiKey: string) => {
+    const browser = new Browser(served.url);
+    expect((await browser.signIn(apiKey)).status).toBe(303);
+    return browser;
+  };
+  const statusOf = async (id: string, teamId?: string) =>
+    (await store.findings.get(id, teamId ?? (await store.teams.byName('default'))?.id ?? ''))?.vulnStatus;
+
+  it('lets a write key set a status from the finding page, then shows it with who changed it from what', async () => {
+    const id = findingIds[0] ?? '';
+    const browser = await signedIn(writeKey);
+    const page = await browser.get(`/findings/${id}`);
+    expect(page.body).toContain(`action="/findings/${id}/status"`);
+    const answer = await browser.post(`/findings/${id}/status`, {
+      csrf: hiddenField(page.body, 'csrf'),
+      status: 'false_positive',
+    });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(`/findings/${id}`);
+    expect(await statusOf(id)).toBe('false_positive');
+    const after = await browser.get(`/findings/${id}`);
+    expect(after.body).toContain('<span class="status">false_positive</span>');
+    expect(after.body).toContain('triage: open → false_positive');
+    expect(after.body).toContain(`key triager (${writeKeyPrefix}…)`);
+    expect(after.body).toContain('found by the scan');
+    await browser.post(`/findings/${id}/status`, { csrf: hiddenField(page.body, 'csrf'), status: 'fixed' });
+    const twice = await browser.get(`/findings/${id}`);
+    const rows = [...twice.body.matchAll(/<td>(triage: [^<]+)<\/td>/g)].map((m) => m[1]);
+    expect(rows).toEqual(['triage: open → false_positive', 'triage: false_positive → fixed']);
+  });
+
+  it('shows a read key the status but no form, and refuses its post with 403, changing nothing', async () => {
+    const id = findingIds[1] ?? '';
+    const browser = await signedIn(readKey);
+    const page = await browser.get(`/findings/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<span class="status">open</span>');
+    expect(page.body).not.toContain('/status"');
+    const answer = await browser.post(`/findings/${id}/status`, {
+      csrf: hiddenField(page.body, 'csrf'),
+      status: 'fixed',
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain('may only read');
+    expect(await statusOf(id)).toBe('open');
+  });
+
+  it('refuses a triage without the form token, with a wrong one, or sent from another site', async () => {
+    const id = findingIds[2] ?? '';
+    const browser = await signedIn(writeKey);
+    const page = await browser.get(`/findings/${id}`);
+    const csrf = hiddenField(page.body, 'csrf');
+    expect((await browser.post(`/findings/${id}/status`, { status: 'fixed' })).status).toBe(403);
+    expect((await browser.post(`/findings/${id}/status`, { csrf: `${csrf}x`, status: 'fixed' })).status).toBe(
+      403,
+    );
+    const foreign = await browser.post(
+      `/findings/${id}/status`,
+      { csrf, status: 'fixed' },
+      { origin: 'https://evil.example' },
+    );
+    expect(foreign.status).toBe(403);
+    const elsewhere = await signedIn(writeKey);
+    expect((await elsewhere.post(`/findings/${id}/status`, { csrf, status: 'fixed' })).status).toBe(403);
+    expect(await statusOf(id)).toBe('open');
+  });
+
+  it('sends a signed-out triage to the sign-in form, changing nothing', async () => {
+    const id = findingIds[2] ?? '';
+    const answer = await new Browser(served.url).post(`/findings/${id}/status`, {
+      csrf: 'x',
+      status: 'fixed',
+    });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toMatch(/^\/sign-in\?next=/);
+    expect(await statusOf(id)).toBe('open');
+  });
+
+  it("answers a triage of another team's finding 404, exactly as an unknown one, and leaves it as it was", async () => {
+    const browser = await signedIn(writeKey);
+    const csrf = hiddenField((await browser.get('/scans')).body, 'csrf');
+    const foreign = await browser.post(`/findings/${othersFindingId}/status`, { csrf, status: 'fixed' });
+    const unknown = await browser.post('/findings/aaaaaaaaaaaaaaaaaaaa/status', { csrf, status: 'fixed' });
+    expect(foreign.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect(foreign.body.replace(othersFindingId, 'ID')).toBe(
+      unknown.body.replace('aaaaaaaaaaaaaaaaaaaa', 'ID'),
+    );
+    const partners = await store.teams.byName('partners');
+    expect(await statusOf(othersFindingId, partners?.id)).toBe('open');
+    const partner = await signedIn(otherWriteKey);
+    const theirs = await partner.get(`/findings/${othersFindingId}`);
+    expect(theirs.body).not.toContain('triage:');
+  });
+
+  it('refuses a status PD does not know, naming the parameter and the choices', async () => {
+    const id = findingIds[3] ?? '';
+    const browser = await signedIn(writeKey);
+    const csrf = hiddenField((await browser.get(`/findings/${id}`)).body, 'csrf');
+    for (const status of ['', 'closed']) {
+      const answer = await browser.post(`/findings/${id}/status`, { csrf, status });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('status:');
+      expect(answer.body).toContain('false_positive');
+    }
+    expect(await statusOf(id)).toBe('open');
+  });
+});
+
 describe('sessions', () => {
   it('expire after 12 hours idle and 7 days after sign-in however used, and an expired id opens nothing', () => {
     let now = 0;

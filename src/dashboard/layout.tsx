@@ -1,11 +1,14 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import type { KeyScope } from '../store/index.js';
 
-export type Section = 'scans' | 'assets' | 'compare';
+export type Section = 'scans' | 'assets' | 'compare' | 'keys';
 
 export interface Viewer {
   readonly teamName: string;
   readonly csrfToken: string;
+  /** The signed-in key's scope: only `write` is shown the forms that change anything. */
+  readonly scope: KeyScope;
 }
 
 /** A whole page as HTML: every value reaches the markup through Preact, which escapes it as text. */
@@ -48,6 +51,11 @@ export function Layout(props: {
                 <NavLink href="/compare" current={section === 'compare'}>
                   Compare
                 </NavLink>
+                {viewer.scope === 'write' ? (
+                  <NavLink href="/keys" current={section === 'keys'}>
+                    Keys
+                  </NavLink>
+                ) : null}
               </nav>
               <span class="team">team {viewer.teamName}</span>
               <form method="post" action="/sign-out">

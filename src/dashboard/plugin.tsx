@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store/index.js';
 import { parseCookies, serializeCookie } from './cookies.js';
+import { formOf } from './forms.js';
+import { registerKeys } from './keys.js';
 import { renderPage, type Viewer } from './layout.js';
 import { ErrorPage } from './pages/error.js';
 import { SignInPage } from './pages/sign-in.js';
@@ -10,6 +12,7 @@ import { registerReadPages } from './read-pages.js';
 import { addSecurityHeaders, requireSameOrigin, safeReturnPath } from './security.js';
 import { type Session, Sessions, tokensMatch } from './sessions.js';
 import { STATIC_FILES } from './static.js';
+import { registerTriage } from './triage.js';
 
 export interface DashboardOptions {
   readonly store: Store;
@@ -27,7 +30,8 @@ declare module 'fastify' {
 }
 
 /**
- * The web dashboard at `/`: sign-in with an API key, then read-only pages of the key's team.
+ * The web dashboard at `/`: sign-in with an API key, then the pages of the key's team; a
+ * `write` key may also triage findings.
  * Register it on the API's app: `app.register(dashboard, { store })`.
  */
 export async function dashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
@@ -55,7 +59,11 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
       sessions.close(id);
       return;
     }
-    request.dashboardSession = { id, session, viewer: { teamName: team.name, csrfToken: session.csrfToken } };
+    request.dashboardSession = {
+      id,
+      session,
+      viewer: { teamName: team.name, csrfToken: session.csrfToken, scope: key.scope },
+    };
   });
   app.setErrorHandler(async (error, request, reply) => {
     const status = error instanceof PageError ? error.status : statusOf(error);
@@ -130,6 +138,8 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   });
 
   registerReadPages(app, store);
+  registerTriage(app, store);
+  registerKeys(app, store);
 }
 
 function signInForm(request: FastifyRequest, reply: FastifyReply, status: number, error: string | undefined) {
@@ -148,12 +158,6 @@ function signInForm(request: FastifyRequest, reply: FastifyReply, status: number
     .send(
       renderPage(<SignInPage formToken={formToken} error={error} next={safeReturnPath(next ?? undefined)} />),
     );
-}
-
-function formOf(request: FastifyRequest): URLSearchParams {
-  if (!(request.body instanceof URLSearchParams))
-    throw new PageError(415, 'send the form as application/x-www-form-urlencoded, as the dashboard does');
-  return request.body;
 }
 
 function statusOf(error: unknown): number {

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComponentChildren } from 'preact';
-import { isId, type Scan, type Store } from '../store/index.js';
+import { isId, type Scan, type StatusChange, type Store } from '../store/index.js';
 import { link, renderPage, type Viewer } from './layout.js';
 import { ASSETS_PER_PAGE, AssetsPage } from './pages/assets.js';
 import { COMPARED_PER_PAGE, ComparePage } from './pages/compare.js';
-import { FindingPage } from './pages/finding.js';
+import { FindingPage, type Triaged } from './pages/finding.js';
 import { FINDINGS_PER_PAGE, ScanPage } from './pages/scan.js';
 import { SCANS_PER_PAGE, ScansPage } from './pages/scans.js';
 import {
@@ -117,12 +117,14 @@ export function registerReadPages(app: FastifyInstance, store: Store): void {
     const vulnId = (request.params as { vulnId: string }).vulnId;
     const finding = isId(vulnId) ? await store.findings.get(vulnId, teamId) : undefined;
     if (finding === undefined) throw new PageError(404, `no finding of your team has the id ${vulnId}`);
-    const [scan, retests] = await Promise.all([
+    const [scan, retests, changes] = await Promise.all([
       store.scans.get(finding.scanId, teamId),
       store.retests.ofFinding(finding.id),
+      store.triage.history(finding.id, teamId),
     ]);
     if (scan === undefined) throw new PageError(404, `no finding of your team has the id ${vulnId}`);
-    return <FindingPage viewer={viewer} view={{ finding, scan, retests }} />;
+    const triaged = await withAuthors(store, teamId, changes ?? []);
+    return <FindingPage viewer={viewer} view={{ finding, scan, retests, triaged }} />;
   });
 
   page('/assets', async (viewer, teamId, request) => {
@@ -183,6 +185,28 @@ async function teamScan(store: Store, teamId: string, scanId: string, query: Que
       : undefined;
   if (scan === undefined) throw new PageError(404, `no scan of your team has the id ${scanId}`);
   return scan;
+}
+
+/** Each change with who made it as a person knows them: the key's name and shown prefix. */
+async function withAuthors(
+  store: Store,
+  teamId: string,
+  changes: readonly StatusChange[],
+): Promise<Triaged[]> {
+  const names = new Map<string, string>();
+  for (const by of new Set(changes.map((change) => change.changedBy))) {
+    const keyId = by.startsWith('key:') ? by.slice(4) : undefined;
+    const key = keyId === undefined ? undefined : await store.keys.get(keyId);
+    names.set(
+      by,
+      key !== undefined && key.teamId === teamId
+        ? `key ${key.name} (${key.prefix}…)`
+        : by === 'cli'
+          ? 'keyhole findings set-status'
+          : 'a key no longer known',
+    );
+  }
+  return changes.map((change) => ({ ...change, by: names.get(change.changedBy) ?? change.changedBy }));
 }
 
 function sendHtml(reply: FastifyReply, html: string) {

@@ -16,6 +16,7 @@ export { isId, newId } from './id.js';
 export { API_KEY_PREFIX, hashApiKey } from './keys.js';
 export { describeLocation, maskCredentials, resolveLocation, type StoreLocation } from './location.js';
 export {
+  type ApiKeyInfo,
   type AssetList,
   DEFAULT_TEAM,
   type Finding,

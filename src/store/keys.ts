@@ -53,6 +53,16 @@ export class ApiKeys {
     return rows.map(toInfo);
   }
 
+  /** The team's keys, newest first. */
+  async ofTeam(teamId: string): Promise<ApiKeyInfo[]> {
+    const rows = await this.query()
+      .where('api_key.team_id', '=', teamId)
+      .orderBy('api_key.created_at', 'desc')
+      .orderBy('api_key.id', 'desc')
+      .execute();
+    return rows.map(toInfo);
+  }
+
   async get(id: string): Promise<ApiKeyInfo | undefined> {
     const row = await this.query().where('api_key.id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : toInfo(row);

@@ -1,15 +1,34 @@
-import type { Finding, RetestResult, Scan } from '../../store/index.js';
+import {
+  type Finding,
+  type RetestResult,
+  type Scan,
+  type StatusChange,
+  VULN_STATUSES,
+} from '../../store/index.js';
 import { formatTime, Layout, SeverityBadge, type Viewer } from '../layout.js';
+
+/** A status set by hand, with who set it as the page names them. */
+export interface Triaged extends StatusChange {
+  readonly by: string;
+}
 
 export interface FindingView {
   readonly finding: Finding;
   readonly scan: Scan;
   readonly retests: readonly Pick<RetestResult, 'id' | 'resultType' | 'vulnStatus' | 'createdAt'>[];
+  readonly triaged: readonly Triaged[];
+}
+
+interface HistoryRow {
+  readonly at: number;
+  readonly what: string;
+  readonly who: string;
+  readonly status: string;
 }
 
 /** A finding as stored (secrets were redacted before it was stored): every field shown as text. */
 export function FindingPage(props: { viewer: Viewer; view: FindingView }) {
-  const { finding, scan, retests } = props.view;
+  const { finding, scan, retests, triaged } = props.view;
   const event = finding.event;
   const name = event.info?.name ?? finding.templateId;
   const extracted = event['extracted-results'] ?? [];
@@ -25,6 +44,9 @@ export function FindingPage(props: { viewer: Viewer; view: FindingView }) {
         <dt>Status</dt>
         <dd>
           <span class="status">{finding.vulnStatus}</span>
+          {props.viewer.scope === 'write' ? (
+            <TriageForm finding={finding} csrfToken={props.viewer.csrfToken} />
+          ) : null}
         </dd>
         <dt>Template</dt>
         <dd>
@@ -81,29 +103,7 @@ export function FindingPage(props: { viewer: Viewer; view: FindingView }) {
         text={event.response}
       />
       <h2>Status history</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>When</th>
-            <th>What</th>
-            <th>Status after</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <td>{formatTime(finding.createdAt)}</td>
-            <td>found by the scan</td>
-            <td>open</td>
-          </tr>
-          {retests.map((retest) => (
-            <tr>
-              <td>{formatTime(retest.createdAt)}</td>
-              <td>{`retest: ${retest.resultType.replace('_', ' ')}`}</td>
-              <td>{retest.vulnStatus}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <StatusHistory rows={historyOf(finding, retests, triaged)} />
       {finding.updatedAt > finding.createdAt ? (
         <p class="muted">{`Status last changed ${formatTime(finding.updatedAt)}.`}</p>
       ) : null}
@@ -118,5 +118,74 @@ function Block(props: { title: string; text: string | undefined }) {
       <h2>{props.title}</h2>
       <pre>{props.text}</pre>
     </>
+  );
+}
+
+function TriageForm(props: { finding: Finding; csrfToken: string }) {
+  return (
+    <form class="triage" method="post" action={`/findings/${props.finding.id}/status`}>
+      <input type="hidden" name="csrf" value={props.csrfToken} />
+      <label>
+        Set status{' '}
+        <select name="status">
+          {VULN_STATUSES.map((status) => (
+            <option value={status} selected={status === props.finding.vulnStatus}>
+              {status}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <button type="submit">Save</button>
+    </form>
+  );
+}
+
+/** The finding's life, oldest first: found, each retest, each status set by hand. */
+function historyOf(
+  finding: Finding,
+  retests: FindingView['retests'],
+  triaged: readonly Triaged[],
+): HistoryRow[] {
+  const rows: HistoryRow[] = [
+    { at: finding.createdAt, what: 'found by the scan', who: 'scan', status: 'open' },
+    ...retests.map((retest) => ({
+      at: retest.createdAt,
+      what: `retest: ${retest.resultType.replace('_', ' ')}`,
+      who: 'retest',
+      status: retest.vulnStatus,
+    })),
+    ...triaged.map((change) => ({
+      at: change.changedAt,
+      what: `triage: ${change.previousStatus} → ${change.status}`,
+      who: change.by,
+      status: change.status,
+    })),
+  ];
+  // A stable sort keeps same-time rows in the order above.
+  return rows.sort((a, b) => a.at - b.at);
+}
+
+function StatusHistory(props: { rows: readonly HistoryRow[] }) {
+  return (
+    <table class="history">
+      <thead>
+        <tr>
+          <th>When</th>
+          <th>What</th>
+          <th>Who</th>
+          <th>Status after</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((row) => (
+          <tr>
+            <td>{formatTime(row.at)}</td>
+            <td>{row.what}</td>
+            <td>{row.who}</td>
+            <td>{row.status}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

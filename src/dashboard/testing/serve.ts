@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApi } from '../../api/index.js';
 import type { ResultEvent } from '../../event/index.js';
 import { openStore, type Scan, type Store } from '../../store/index.js';
@@ -16,11 +17,15 @@ export interface ServedDashboard {
 
 export async function serveDashboard(
   database: TestDatabase,
-  options: { sessions?: Sessions } = {},
+  options: { sessions?: Sessions; logger?: Logger } = {},
 ): Promise<ServedDashboard> {
   const store = await openStore(database.location);
   try {
-    const app = await buildApi({ store, rateLimit: 0 });
+    const app = await buildApi({
+      store,
+      rateLimit: 0,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
     await app.register(dashboard, { store, ...(options.sessions ? { sessions: options.sessions } : {}) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
