@@ -70,7 +70,7 @@ const V1_PATHS: Readonly<Record<string, readonly string[]>> = {
 };
 const NOT_READS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-/** Builds the read-only `/v1` API over a store (not listening yet: call `listen`). */
+/** Builds the `/v1` API over a store (not listening yet: call `listen`). */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const logger = apiLogger(options.logger ?? pino({ level: 'silent' }));
   const answerError = errorHandler(logger);

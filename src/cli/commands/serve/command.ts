@@ -62,7 +62,7 @@ function defineServe(program: Command) {
 /** The flags of `keyhole serve`, as its definition types them. */
 export type ServeFlags = FlagsOf<typeof defineServe>;
 
-/** `keyhole serve`: the read-only `/v1` API, until SIGINT or SIGTERM. */
+/** `keyhole serve`: the `/v1` API and the dashboard, until SIGINT or SIGTERM. */
 export const registerServe: CommandRegistrar = (program, runs) => {
   runs(defineServe(program), async () => (await import('./serve.js')).serve);
 };
