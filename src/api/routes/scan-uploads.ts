@@ -112,14 +112,18 @@ function firstProblem(report: ImportReport): string {
 }
 
 function answer(report: ImportReport, id: string, done: string): ScanUploadResponse {
-  const skipped = report.badLines > 0 ? `; ${report.badLines} bad lines skipped` : '';
+  const skipped = report.badLines > 0 ? `; ${count(report.badLines, 'bad line')} skipped` : '';
   return {
     id,
-    message: `${done}: ${report.imported} findings added, ${report.duplicates} already in the scan${skipped}`,
+    message: `${done}: ${count(report.imported, 'finding')} added, ${report.duplicates} already in the scan${skipped}`,
     imported: report.imported,
     duplicates: report.duplicates,
     unmatched: report.unmatched,
     bad_lines: report.badLines,
     errors: report.errors.map(({ line, message }) => ({ line, message })),
   };
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
