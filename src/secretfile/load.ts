@@ -13,7 +13,7 @@ import {
 import type { ExternalVariable } from '../template/index.js';
 import { buildCredential, hasPlaceholder, mapSecret, placeholdersIn, secretStrings } from './credential.js';
 import { decodeSecretFile } from './decode.js';
-import { methodSecrets, methodValues, resolvedMethod } from './login-method.js';
+import { methodRedacted, methodSecrets, methodValues, resolvedMethod } from './login-method.js';
 import {
   inspectLoginTemplateFile,
   type LoginTemplateInfo,
@@ -191,7 +191,7 @@ async function build(
     if (entry.method.kind === 'template' && template === undefined) return;
     const variables = entry.variables.map((v) => ({ name: v.name, value: loginValue(v.value, text) }));
     for (const v of entry.variables) redactor.register(text(v.value));
-    for (const v of methodValues(entry.method)) redactor.register(text(v));
+    for (const v of methodRedacted(entry.method)) redactor.register(text(v));
     const placeholders = [
       ...new Set(entry.secrets.flatMap((s) => secretStrings(s.spec).flatMap((v) => placeholdersIn(text(v))))),
     ];

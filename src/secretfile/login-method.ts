@@ -40,6 +40,21 @@ export function methodSecrets(method: LoginMethodSpec<Sourced>): Sourced[] {
   return [];
 }
 
+/**
+ * The values of a login's own fields that output masks: its secrets and the user it logs in as, as a
+ * login template's variables are. Not its URLs or client id: masking those would hide the app's own
+ * addresses in every finding.
+ */
+export function methodRedacted(method: LoginMethodSpec<Sourced>): Sourced[] {
+  const user =
+    method.kind === 'form'
+      ? [method.form.username]
+      : method.kind === 'oauth2' && method.oauth2.grant.kind === 'password'
+        ? [method.oauth2.grant.username]
+        : [];
+  return [...user, ...methodSecrets(method)];
+}
+
 /** The login's fields with their references resolved; `templatePath` is where its template was found. */
 export function resolvedMethod(
   method: Exclude<LoginMethodSpec<Sourced>, { kind: 'template' }>,

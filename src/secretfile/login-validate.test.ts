@@ -50,6 +50,23 @@ ${scoped}  - login:
     });
   });
 
+  it('mask the user and secrets of a login in output, never its URLs or client id', async () => {
+    const loaded = await loadText(
+      `dynamic:
+  - login: {url: https://app.test/login, username: alice-user, password: {env: PW}}
+${scoped}  - oauth2: {token-url: https://idp.test/token, grant: password, client-id: scanner-id, username: bob-user, password: {env: PW2}, client-secret: {env: CS}}
+    type: bearertoken
+    domains: [api.test]
+`,
+      { env: { PW: 'form-password', PW2: 'grant-password', CS: 'client-secret-value' } },
+    );
+    const redact = (text: string) => loaded.redactor.redact(text);
+    for (const secret of ['alice-user', 'form-password', 'bob-user', 'grant-password', 'client-secret-value'])
+      expect(redact(`seen ${secret} here`)).toBe('seen [REDACTED] here');
+    for (const plain of ['https://app.test/login', 'https://idp.test/token', 'scanner-id'])
+      expect(redact(`at ${plain}`)).toBe(`at ${plain}`);
+  });
+
   it('say where a login is written wrong, and how to fix it', async () => {
     const loaded = await loadText(`dynamic:
   - template: login.yaml
