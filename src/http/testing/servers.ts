@@ -112,11 +112,8 @@ export async function httpServer(
   return { port, requests, connections: () => connections, close: closer(server, sockets) };
 }
 
-let certificate: { key: string; cert: string } | undefined;
-
-/** A self-signed certificate for localhost and 127.0.0.1, made once per test process. */
-export function selfSignedCertificate(): { key: string; cert: string } {
-  if (certificate !== undefined) return certificate;
+/** A fresh self-signed certificate for localhost and 127.0.0.1 and its unencrypted key, PEM (Debian's `openssl`). */
+export function makeSelfSignedCertificate(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'keyhole-cert-'));
   try {
     execFileSync(
@@ -142,14 +139,21 @@ export function selfSignedCertificate(): { key: string; cert: string } {
       ],
       { stdio: 'ignore' },
     );
-    certificate = {
+    return {
       key: readFileSync(join(dir, 'key.pem'), 'utf8'),
       cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
     };
-    return certificate;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+let certificate: { key: string; cert: string } | undefined;
+
+/** A self-signed certificate for localhost and 127.0.0.1, made once per test process. */
+export function selfSignedCertificate(): { key: string; cert: string } {
+  certificate ??= makeSelfSignedCertificate();
+  return certificate;
 }
 
 /** A GET request for `target` on 127.0.0.1:`port`. */
