@@ -55,7 +55,7 @@ function chooseForm(
   const first = withPassword[0];
   if (first !== undefined) return first;
   throw new FormLoginError(
-    `no login form at ${where}: ${forms.length === 0 ? 'the page has no form' : `none of its forms has a password field (${describeForms(forms)})`}; if the form is built by JavaScript, log in with a login template, or give login: json: for a JSON login API`,
+    `no login form at ${where}: ${forms.length === 0 ? 'the page has no form' : `none of its forms has a password field (${describeForms(forms)})`}; if the form is built by JavaScript, add browser: true to log in with Chromium, or give login: json: for a JSON login API`,
   );
 }
 
@@ -210,7 +210,7 @@ function judge(
   } else {
     if ([403, 419].includes(answer.statusCode) && CSRF_HINT.test(html))
       throw new FormLoginError(
-        `the app refused the form's CSRF token, ${at}; if the token is made by JavaScript, log in with a login template`,
+        `the app refused the form's CSRF token, ${at}; if the token is made by JavaScript, add browser: true to log in with Chromium`,
       );
     if (hasPasswordField(html))
       throw new FormLoginError(
