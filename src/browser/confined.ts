@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-c
 import { launchChromium } from './chromium.js';
 import { type BrowserDestination, ScopeProxy } from './scope-proxy.js';
 
-/** A request of the page, as a `decorate` hook sees it. */
+/** A request of the page, as a `decorate` hook sees it and changes it. */
 export interface PageRequest {
   readonly method: string;
   readonly url: string;
@@ -16,8 +16,14 @@ export interface ConfinedBrowserOptions {
   readonly allowed: (to: BrowserDestination) => boolean;
   /** Opens a connection for the browser (directly when unset). */
   readonly connect?: (hostname: string, port: number) => Duplex;
-  /** What a request within the scope carries besides what the page gives it (a static secret). */
-  readonly decorate?: (request: PageRequest) => Promise<PageRequest | undefined>;
+  /**
+   * What a request within the scope carries besides what the page gives it (a static secret);
+   * asked first whether it adds anything to a URL, as reading a request's every header is slow.
+   */
+  readonly decorate?: {
+    readonly wants: (url: string) => boolean;
+    readonly apply: (request: PageRequest) => Promise<PageRequest | undefined>;
+  };
 }
 
 /** A request the browser was kept from sending. */
@@ -133,10 +139,11 @@ export class ConfinedBrowser {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
       }
+      const decorate = options.decorate;
       const extra =
-        options.decorate === undefined
+        decorate === undefined || !decorate.wants(request.url())
           ? undefined
-          : await options.decorate({
+          : await decorate.apply({
               method: request.method(),
               url: request.url(),
               headers: await request.allHeaders(),

@@ -114,7 +114,10 @@ export class TemplateLoginRunner implements LoginRunner {
       executablePath: this.options.chromium ?? DEFAULT_CHROMIUM,
       allowed: inScope,
       ...(proxy === undefined ? {} : { connect: (host, port) => new TunnelSocket(proxy, host, port) }),
-      decorate: (request) => withStaticSecret(request, context),
+      decorate: {
+        wants: (url) => context.secrets.choose(requestTo('GET', url)) !== undefined,
+        apply: (request) => withStaticSecret(request, context),
+      },
     });
     const stop = () => void browser.close();
     this.options.signal?.addEventListener('abort', stop, { once: true });

@@ -87,8 +87,8 @@ function decodeFormLogin(
     ok = false;
   }
   let allow: readonly DomainItem[] = [];
-  if (f.allow !== undefined) {
-    if (browser !== true) {
+  if (f.allow !== undefined && browser !== undefined) {
+    if (!browser) {
       d.error(
         f.allow.key,
         [...path, 'allow'],
