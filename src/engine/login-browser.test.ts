@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing } from '../dashboard/testing/chromium.js';
-import { HttpClient, type HttpRequest } from '../http/index.js';
+import { HttpClient, type HttpRequest, type ProxyServer, parseProxy } from '../http/index.js';
+import { connectProxy } from '../http/testing/proxies.js';
 import { loadSecretFiles, SecretResolver, type SecretSet } from '../secretfile/index.js';
 import { folderWith } from '../secretfile/testing/fixtures.js';
 import { chain, transportDispatch, withSecrets } from '../send/index.js';
@@ -191,6 +192,26 @@ ${allow}    type: cookie
     expect(entry?.kind === 'dynamic' && (await resolver.relogin(entry))).toEqual({ ok: true });
     expect(logins() - before).toBe(2);
   }, 90_000);
+
+  it('go through -proxy, the app and its identity provider both', async () => {
+    const proxy = await connectProxy();
+    try {
+      const resolver = new SecretResolver(
+        await secrets(ssoEntry(`      allow: ["127.0.0.1:${idp.port}"]\n`)),
+        {
+          runner: new TemplateLoginRunner({
+            dispatch,
+            timeoutMs: 5000,
+            proxy: parseProxy(`http://127.0.0.1:${proxy.port}`) as ProxyServer,
+          }),
+        },
+      );
+      expect(await send(resolver, get(sso, '/home'))).toBe('200 home of sso-session-42');
+      expect(new Set(proxy.tunnels)).toEqual(new Set([`127.0.0.1:${sso.port}`, `127.0.0.1:${idp.port}`]));
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('fail loudly when the page goes to a host outside the scope, sending nothing there', async () => {
     const before = idp.requests.length;
