@@ -141,7 +141,7 @@ export class ConfinedBrowser {
       }
       const decorate = options.decorate;
       const extra =
-        decorate === undefined || !decorate.wants(request.url())
+        decorate === undefined || to === undefined || !decorate.wants(request.url())
           ? undefined
           : await decorate.apply({
               method: request.method(),

@@ -6,9 +6,11 @@ import {
 } from '../browser/index.js';
 import { type HttpRequest, type ProxyServer, TunnelSocket } from '../http/index.js';
 import {
+  type BrowserLoginSpec,
   type Login,
   type LoginContext,
   type LoginRunner,
+  type LoginValue,
   loginRedirectRefusal,
   loginScope,
   matchKey,
@@ -85,7 +87,7 @@ export class TemplateLoginRunner implements LoginRunner {
         return formLogin(login.method.form, browser, allowed);
       }
       case 'browser':
-        return this.browserLogin(login, String(login.method.browser.url), context);
+        return this.browserLogin(login, login.method.browser, context);
       case 'oauth2': {
         const tokenUrl = new URL(login.method.oauth2.tokenUrl);
         // The client secret goes to the token URL's origin as written, and nowhere else.
@@ -104,11 +106,10 @@ export class TemplateLoginRunner implements LoginRunner {
   /** Starts Chromium for this login alone, confined to the login's scope, and closes it after. */
   private async browserLogin(
     login: Login,
-    url: string,
+    spec: BrowserLoginSpec<LoginValue>,
     context: LoginContext,
   ): Promise<Record<string, string>> {
-    if (login.method.kind !== 'browser') throw new LoginError('not a browser login');
-    const inScope = loginScope(login, url);
+    const inScope = loginScope(login, String(spec.url));
     const { proxy } = this.options;
     const browser = await ConfinedBrowser.open({
       executablePath: this.options.chromium ?? DEFAULT_CHROMIUM,
@@ -122,7 +123,7 @@ export class TemplateLoginRunner implements LoginRunner {
     const stop = () => void browser.close();
     this.options.signal?.addEventListener('abort', stop, { once: true });
     try {
-      return await browserLogin(login.method.browser, browser, {
+      return await browserLogin(spec, browser, {
         stepTimeoutMs: Math.max(this.options.timeoutMs ?? 10_000, 5_000),
         outside: (to) => outsideMessage(login, to),
       });
