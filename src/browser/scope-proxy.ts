@@ -161,5 +161,5 @@ function hostPort(authority: string): { hostname: string; port: number } | undef
   if (match === null) return undefined;
   const port = Number(match[2]);
   if (!(port >= 1 && port <= 65535)) return undefined;
-  return { hostname: (match[1] ?? '').replace(/^\[|\]$/g, ''), port };
+  return { hostname: (match[1] ?? '').replace(/^\[|\]$/g, '').toLowerCase(), port };
 }
