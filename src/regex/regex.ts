@@ -24,8 +24,8 @@ const V8_TEXT_LENGTH = 2048;
  */
 export class GoRegex {
   private finder: RE2 | undefined;
-  /** V8's regex, once a long text asked for it; null when the pattern is not proven safe. */
-  private backtracking: BacktrackingRegex | null | undefined;
+  /** V8's regex, once a long text asked for it; false when the pattern is not proven safe. */
+  private backtracking: BacktrackingRegex | false | undefined;
 
   private constructor(
     readonly source: string,
@@ -35,7 +35,7 @@ export class GoRegex {
     private readonly prefix: Prefix | undefined,
     private readonly engines: Engines,
   ) {
-    if (engines === 're2') this.backtracking = null;
+    if (engines === 're2') this.backtracking = false;
   }
 
   /** Compiles `source` or returns the reason it is not valid Go RE2 syntax. */
@@ -85,8 +85,10 @@ export class GoRegex {
   }
 
   private v8(): BacktrackingRegex | undefined {
-    this.backtracking ??= BacktrackingRegex.of(this.parsed.pattern, this.flags.includes('i')) ?? null;
-    return this.backtracking ?? undefined;
+    if (this.backtracking === undefined) {
+      this.backtracking = BacktrackingRegex.of(this.parsed.pattern, this.flags.includes('i')) ?? false;
+    }
+    return this.backtracking === false ? undefined : this.backtracking;
   }
 
   test(input: string): boolean {
