@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { BacktrackingRegex, linearWhenBacktracked } from './backtracking.js';
 import { has } from './charset.js';
 import { type CompileOptions, GoRegex } from './regex.js';
-import { GO_CASE_INSENSITIVE, referenceFindAll, referenceMatchesWhole } from './testing/go-reference.js';
+import {
+  FOLDING_LETTERS,
+  GO_CASE_INSENSITIVE,
+  referenceFindAll,
+  referenceMatchesWhole,
+} from './testing/go-reference.js';
 import { type Node, parseTree } from './tree.js';
 
 function compile(source: string, options: CompileOptions = {}): GoRegex {
@@ -150,12 +155,7 @@ const text = fc
     fc.constantFrom(
       'a',
       'b',
-      'k',
-      'K',
-      '\u212a',
-      's',
-      'S',
-      '\u017f',
+      ...FOLDING_LETTERS,
       '0',
       '1',
       '"',

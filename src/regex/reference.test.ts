@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { GoRegex } from './regex.js';
 import {
   compilesInGo,
+  FOLDING_LETTERS,
   GO_CASE_INSENSITIVE,
   referenceFindAll,
   referenceGroupCount,
@@ -66,12 +67,7 @@ const text = fc
       'a',
       'b',
       'A',
-      'k',
-      'K',
-      '\u212a',
-      's',
-      'S',
-      '\u017f',
+      ...FOLDING_LETTERS,
       'é',
       'É',
       'ü',

@@ -151,6 +151,12 @@ class TreeParser {
     }
   }
 
+  /** `sticky` matched at `i` (not consumed), or null. */
+  private match(sticky: RegExp): RegExpExecArray | null {
+    sticky.lastIndex = this.i;
+    return sticky.exec(this.source);
+  }
+
   /** The character at `i`, a whole code point. */
   private peek(): string {
     const code = this.source.codePointAt(this.i);
@@ -173,11 +179,11 @@ class TreeParser {
     this.i++;
     let capture = true;
     if (source[this.i] === '?') {
-      const named = /^\?P<[A-Za-z0-9_]+>/.exec(source.slice(this.i));
+      const named = this.match(/\?P<[A-Za-z0-9_]+>/y);
       if (named !== null) {
         this.i += named[0].length;
       } else {
-        const flags = /^\?([imsU]*(?:-[imsU]*)?)([:)])/.exec(source.slice(this.i));
+        const flags = this.match(/\?([imsU]*(?:-[imsU]*)?)([:)])/y);
         if (flags === null) throw new Unsupported();
         this.i += flags[0].length;
         const changed = this.withFlags(flags[1] as string);
@@ -241,7 +247,7 @@ class TreeParser {
     }
     if (char !== '{') return undefined;
     // Anything else after `{` is a literal brace in Go.
-    const counted = /^\{(\d+)(,(\d*))?\}/.exec(this.source.slice(this.i));
+    const counted = this.match(/\{(\d+)(,(\d*))?\}/y);
     if (counted === null) return undefined;
     this.i += counted[0].length;
     const min = Number(counted[1]);
@@ -286,7 +292,7 @@ class TreeParser {
       return control;
     }
     if (next === 'x') {
-      const hex = /^\\x(?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{2}))/.exec(this.source.slice(this.i));
+      const hex = this.match(/\\x(?:\{([0-9A-Fa-f]+)\}|([0-9A-Fa-f]{2}))/y);
       if (hex === null) throw new Unsupported();
       this.i += hex[0].length;
       const code = Number.parseInt((hex[1] ?? hex[2]) as string, 16);
@@ -322,7 +328,7 @@ class TreeParser {
   /** One item of a class: a POSIX class, an escape class, a character or a range. */
   private classItem(): CharSet {
     const { source } = this;
-    const posix = /^\[:(\^?)([a-z]+):\]/.exec(source.slice(this.i));
+    const posix = this.match(/\[:(\^?)([a-z]+):\]/y);
     if (posix !== null) {
       const set = POSIX_CLASSES[posix[2] as string];
       if (set === undefined) throw new Unsupported();

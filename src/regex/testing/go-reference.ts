@@ -45,6 +45,9 @@ export function compilesInGo(source: string): boolean {
 
 export const GO_CASE_INSENSITIVE = RE2JS.CASE_INSENSITIVE;
 
+/** Characters whose case folding Go and JavaScript's `i` flag tell apart: k and s with their non-ASCII folds. */
+export const FOLDING_LETTERS = ['k', 'K', '\u212a', 's', 'S', '\u017f'] as const;
+
 export function referenceGroupCount(source: string): number {
   return RE2JS.compile(source).groupCount();
 }
