@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { GoRegex, type RegexMatch, RegexSyntaxError } from './regex.js';
+import { type CompileOptions, GoRegex, type RegexMatch, RegexSyntaxError } from './regex.js';
 import { rememberBytes } from './subject.js';
 
-function compile(source: string, options?: { caseInsensitive?: boolean }): GoRegex {
+function compile(source: string, options?: CompileOptions): GoRegex {
   const re = GoRegex.compile(source, options);
   if (re instanceof RegexSyntaxError) throw new Error(re.message);
   return re;
@@ -14,8 +14,8 @@ function refusal(source: string): string {
   return re.message;
 }
 
-function all(source: string, text: string): (string | undefined)[] {
-  return compile(source)
+function all(source: string, text: string, options?: CompileOptions): (string | undefined)[] {
+  return compile(source, options)
     .findAll(text)
     .map((m) => m.groups[0]);
 }
@@ -23,6 +23,12 @@ function all(source: string, text: string): (string | undefined)[] {
 function spans(matches: readonly RegexMatch[]): [number, number][] {
   return matches.map((m) => [m.start, m.end]);
 }
+
+/** V8's engine where a pattern is proven safe for it (RE2 elsewhere), whatever the text's length; RE2 alone. */
+const ENGINES: [string, CompileOptions][] = [
+  ['V8 where safe', { engines: 'v8' }],
+  ['RE2 only', { engines: 're2' }],
+];
 
 /** A byte that is not valid UTF-8, in the text form the engine and the dsl hold bytes in. */
 const BYTE_FF = '\udcff';
@@ -132,58 +138,74 @@ describe('Go syntax where RE2 C++ differs', () => {
   });
 });
 
-describe('Go matching semantics', () => {
+describe.each(ENGINES)('Go matching semantics, %s', (_, engine) => {
   it('reads the flags (?i), (?m), (?s) and (?U)', () => {
-    expect(all('(?i)admin', 'ADMIN Admin')).toEqual(['ADMIN', 'Admin']);
-    expect(all('(?m)^\\w+$', 'one\ntwo')).toEqual(['one', 'two']);
-    expect(all('(?s)a.b', 'a\nb')).toEqual(['a\nb']);
-    expect(all('(?U)a+', 'aaa')).toEqual(['a', 'a', 'a']);
-    expect(all('(?U)a+?', 'aaa')).toEqual(['aaa']);
+    expect(all('(?i)admin', 'ADMIN Admin', engine)).toEqual(['ADMIN', 'Admin']);
+    expect(all('(?m)^\\w+$', 'one\ntwo', engine)).toEqual(['one', 'two']);
+    expect(all('(?s)a.b', 'a\nb', engine)).toEqual(['a\nb']);
+    expect(all('(?U)a+', 'aaa', engine)).toEqual(['a', 'a', 'a']);
+    expect(all('(?U)a+?', 'aaa', engine)).toEqual(['aaa']);
   });
 
   it('takes $ for the end of the text without (?m), not before a final newline', () => {
-    expect(compile('a$').test('a\n')).toBe(false);
-    expect(compile('a\\z').test('a\n')).toBe(false);
-    expect(compile('(?m)a$').test('a\n')).toBe(true);
+    expect(compile('a$', engine).test('a\n')).toBe(false);
+    expect(compile('a\\z', engine).test('a\n')).toBe(false);
+    expect(compile('(?m)a$', engine).test('a\n')).toBe(true);
   });
 
   it('does not match a newline with . unless (?s)', () => {
-    expect(compile('a.b').test('a\nb')).toBe(false);
-    expect(compile('a.b').test('a\rb')).toBe(true);
+    expect(compile('a.b', engine).test('a\nb')).toBe(false);
+    expect(compile('a.b', engine).test('a\rb')).toBe(true);
+    expect(compile('a.b', engine).test('a\u2028b')).toBe(true);
+  });
+
+  it('ends lines with (?m) at \n alone, not \r or U+2028', () => {
+    expect(compile('(?m)a$', engine).test('a\rb')).toBe(false);
+    expect(compile('(?m)^b', engine).test('a\u2028b')).toBe(false);
+    expect(all('(?m)^[a-z]+$', 'ab\ncd\r\nef', engine)).toEqual(['ab', 'ef']);
+  });
+
+  it('reads \\s, \\w, \\d and \\b as ASCII classes, as Go does', () => {
+    expect(compile('a\\sb', engine).test('a\vb')).toBe(false);
+    expect(compile('a\\sb', engine).test('a\fb')).toBe(true);
+    expect(compile('a\\s+b', engine).test('a\u00a0b')).toBe(false);
+    expect(all('\\w+', 'héllo', engine)).toEqual(['h', 'llo']);
+    expect(all('\\bl\\w*', 'héllo', engine)).toEqual(['llo']);
+    expect(compile('x\\d', engine).test('x\u0663')).toBe(false);
   });
 
   it('takes the leftmost match, preferring the first alternative', () => {
-    expect(all('a|ab', 'ab')).toEqual(['a']);
-    expect(all('ab|a', 'ab')).toEqual(['ab']);
-    expect(compile('(a+?)(a*)').find('aaa')?.groups).toEqual(['aaa', 'a', 'aa']);
+    expect(all('a|ab', 'ab', engine)).toEqual(['a']);
+    expect(all('ab|a', 'ab', engine)).toEqual(['ab']);
+    expect(compile('(a+?)(a*)', engine).find('aaa')?.groups).toEqual(['aaa', 'a', 'aa']);
   });
 
   it('knows Unicode classes \\pL, \\p{Greek} and their negations', () => {
-    expect(all('\\pL+', 'héllo wörld 42')).toEqual(['héllo', 'wörld']);
-    expect(all('\\p{Greek}+', 'abc αβγ')).toEqual(['αβγ']);
-    expect(all('\\PL+', 'ab12cd')).toEqual(['12']);
-    expect(all('\\p{^Greek}+', 'αab')).toEqual(['ab']);
+    expect(all('\\pL+', 'héllo wörld 42', engine)).toEqual(['héllo', 'wörld']);
+    expect(all('\\p{Greek}+', 'abc αβγ', engine)).toEqual(['αβγ']);
+    expect(all('\\PL+', 'ab12cd', engine)).toEqual(['12']);
+    expect(all('\\p{^Greek}+', 'αab', engine)).toEqual(['ab']);
   });
 
   it('folds case as Go does: k with the Kelvin sign, s with the long s', () => {
-    expect(compile('(?i)k').test('\u212a')).toBe(true);
-    expect(compile('(?i)\u212a').test('k')).toBe(true);
-    expect(compile('(?i)s').test('\u017f')).toBe(true);
-    expect(compile('ks', { caseInsensitive: true }).test('\u212a\u017f')).toBe(true);
+    expect(compile('(?i)k', engine).test('\u212a')).toBe(true);
+    expect(compile('(?i)\u212a', engine).test('k')).toBe(true);
+    expect(compile('(?i)s', engine).test('\u017f')).toBe(true);
+    expect(compile('ks', { ...engine, caseInsensitive: true }).test('\u212a\u017f')).toBe(true);
     // Through the search for a literal prefix too.
-    expect(all('(?i)stable tag', 'x \u017ftable TAG')).toEqual(['\u017ftable TAG']);
-    expect(all('(?i)kelvin', '\u212aelvin')).toEqual(['\u212aelvin']);
-    expect(compile('s').test('\u017f')).toBe(false);
+    expect(all('(?i)stable tag', 'x \u017ftable TAG', engine)).toEqual(['\u017ftable TAG']);
+    expect(all('(?i)kelvin', '\u212aelvin', engine)).toEqual(['\u212aelvin']);
+    expect(compile('s', engine).test('\u017f')).toBe(false);
   });
 
   it('reads each byte of invalid UTF-8 as U+FFFD, one byte wide, and gives back the bytes', () => {
     const text = `a${BYTE_FF}b`;
-    expect(compile('a.b').find(text)?.groups[0]).toBe(text);
-    expect(compile('a[^x]b').test(text)).toBe(true);
-    expect(compile('a\\x{FFFD}b').test(text)).toBe(true);
+    expect(compile('a.b', engine).find(text)?.groups[0]).toBe(text);
+    expect(compile('a[^x]b', engine).test(text)).toBe(true);
+    expect(compile('a\\x{FFFD}b', engine).test(text)).toBe(true);
     // One character, not the three bytes of U+FFFD.
-    expect(compile('a..b').test(text)).toBe(false);
-    const dots = compile('.').findAll(`${BYTE_FF}\udcfeé`);
+    expect(compile('a..b', engine).test(text)).toBe(false);
+    const dots = compile('.', engine).findAll(`${BYTE_FF}\udcfeé`);
     expect(dots.map((m) => m.groups[0])).toEqual([BYTE_FF, '\udcfe', 'é']);
     expect(spans(dots)).toEqual([
       [0, 1],
@@ -193,20 +215,20 @@ describe('Go matching semantics', () => {
   });
 
   it('steps over an empty match by one character, however many bytes it takes', () => {
-    const matches = compile('x*').findAll('éx😀');
+    const matches = compile('x*', engine).findAll('éx😀');
     expect(matches.map((m) => m.groups[0])).toEqual(['', 'x', '']);
     expect(spans(matches)).toEqual([
       [0, 0],
       [1, 2],
       [4, 4],
     ]);
-    expect(all('', `${BYTE_FF}😀`)).toEqual(['', '', '']);
+    expect(all('', `${BYTE_FF}😀`, engine)).toEqual(['', '', '']);
   });
 
   it('gives match and group offsets in the string, after non-ASCII text', () => {
-    const match = compile('(a)(x)?(b)').find('é😀zab');
+    const match = compile('(a)(x)?(b)', engine).find('é😀zab');
     expect(match).toEqual({ start: 4, end: 6, groups: ['ab', 'a', undefined, 'b'] });
-    expect(spans(compile('(?i)ü').findAll('ÜüxÜ'))).toEqual([
+    expect(spans(compile('(?i)ü', engine).findAll('ÜüxÜ'))).toEqual([
       [0, 1],
       [1, 2],
       [3, 4],
@@ -214,8 +236,8 @@ describe('Go matching semantics', () => {
   });
 
   it('tries \\B between characters only, never between the bytes of one', () => {
-    expect(compile('\\B').test('a😀b')).toBe(false);
-    expect(spans(compile('\\B').findAll('-é'))).toEqual([
+    expect(compile('\\B', engine).test('a😀b')).toBe(false);
+    expect(spans(compile('\\B', engine).findAll('-é'))).toEqual([
       [0, 0],
       [1, 1],
       [2, 2],
@@ -223,30 +245,33 @@ describe('Go matching semantics', () => {
   });
 
   it('sees the text before where the next search starts, as \\b and ^ need', () => {
-    expect(spans(compile('\\bx').findAll('xx x'))).toEqual([
+    expect(spans(compile('\\bx', engine).findAll('xx x'))).toEqual([
       [0, 1],
       [3, 4],
     ]);
-    expect(all('^a', 'aaa')).toEqual(['a']);
+    expect(all('^a', 'aaa', engine)).toEqual(['a']);
   });
 
   it('finds (a+)+$ absent on 30 a’s and a ! at once', () => {
     const started = performance.now();
-    expect(compile('(a+)+$').test(`${'a'.repeat(30)}!`)).toBe(false);
-    expect(compile('(a+)+$').findAll(`${'a'.repeat(30)}!`)).toEqual([]);
+    expect(compile('(a+)+$', engine).test(`${'a'.repeat(30)}!`)).toBe(false);
+    expect(compile('(a+)+$', engine).findAll(`${'a'.repeat(30)}!`)).toEqual([]);
     expect(performance.now() - started).toBeLessThan(100);
   });
 });
 
 describe('rememberBytes', () => {
+  // Only RE2 reads bytes; a pattern V8 runs reads the text itself.
+  const onRe2: CompileOptions = { engines: 're2' };
+
   it('makes regexes over a long text match the bytes it was decoded from, without encoding it again', () => {
     const bytes = Buffer.from(`${'é'.repeat(3000)} version 1.2`, 'utf8');
     const text = bytes.toString('utf8');
     rememberBytes(text, bytes);
     // Changed behind the text's back: only a regex reading these very bytes sees it.
     bytes.write('m', bytes.length - 5, 'latin1');
-    expect(compile('version').test(text)).toBe(false);
-    expect(compile('versiom ([0-9.]+)').find(text)).toEqual({
+    expect(compile('version', onRe2).test(text)).toBe(false);
+    expect(compile('versiom ([0-9.]+)', onRe2).find(text)).toEqual({
       start: 3001,
       end: 3012,
       groups: [text.slice(3001), '1.2'],
@@ -257,6 +282,6 @@ describe('rememberBytes', () => {
     const bytes = Buffer.from(`${'a'.repeat(3000)}\xff`, 'latin1');
     const text = `${'a'.repeat(3000)}${BYTE_FF}`;
     rememberBytes(text, bytes);
-    expect(compile('a\\x{FFFD}$').test(text)).toBe(true);
+    expect(compile('a\\x{FFFD}$', onRe2).test(text)).toBe(true);
   });
 });
