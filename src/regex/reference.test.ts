@@ -111,7 +111,8 @@ describe('GoRegex against re2js (Go’s regexp)', () => {
       }),
       { numRuns: 3000 },
     );
-  });
+    // re2js, the reference, takes seconds for these cases on a busy machine; the limit only guards a hang.
+  }, 180_000);
 
   it('accepts and refuses the same patterns', () => {
     const token = fc.constantFrom(
