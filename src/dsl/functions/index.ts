@@ -4,6 +4,7 @@
  */
 import { checkFunctions } from './checks.js';
 import { compressionFunctions } from './compression.js';
+import { dotnetGadgetFunctions } from './dotnet-gadget.js';
 import { encodingFunctions } from './encoding.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
 import { javaGadgetFunctions } from './java-gadget.js';
@@ -50,6 +51,7 @@ const ALL: readonly HelperFunction[] = [
   ...zipFunctions,
   ...resolveFunctions,
   ...javaGadgetFunctions,
+  ...dotnetGadgetFunctions,
   ...unpackFunctions,
   ...nucleiFunctions,
 ];
@@ -73,7 +75,6 @@ export function findFunction(name: string): HelperFunction | undefined {
 const UNSUPPORTED_NUCLEI_FUNCTIONS: Readonly<Record<string, string>> = {
   cookie_unsign:
     "it brute-forces the cookie's signing key with a wordlist of leaked keys keyhole does not ship",
-  generate_dotnet_gadget: 'its payloads are prebuilt .NET serialized objects keyhole does not ship',
   llm_prompt: 'it sends the prompt to an external LLM service',
   public_ip: "it asks a third-party web service for this machine's public address",
 };

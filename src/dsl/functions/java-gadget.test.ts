@@ -8,7 +8,8 @@ import { DslEvaluationError, textToBytes } from '../index.js';
 import { evaluate } from '../testing/evaluate.js';
 import { hasJar, hasJava, JARS } from '../testing/java.js';
 import { readJavaStream } from '../testing/java-stream.js';
-import { commonsCollections31Gadget, encodeGadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
+import { encodeGadget } from './gadget-encoding.js';
+import { commonsCollections31Gadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
 import { modifiedUtf8 } from './java-serialization.js';
 
 const NUCLEI_GADGETS = [

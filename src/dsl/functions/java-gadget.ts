@@ -9,9 +9,8 @@
  *   class keyhole writes, defined by a TemplatesImpl;
  * - `groovy1` (java-groovy-gadget.ts): a command run through Groovy closures.
  */
-import { bytesToText } from '../bytes.js';
 import { argumentError } from '../errors.js';
-import { gzipGo } from './compression.js';
+import { encodeGadget } from './gadget-encoding.js';
 import { fixed, type HelperFunction } from './helper.js';
 import { ClassFileError } from './java-class-file.js';
 import { COMMONS_COLLECTIONS_3 as CC, JAVA } from './java-classes.js';
@@ -105,27 +104,6 @@ export function commonsCollections31Gadget(command: string): Buffer {
   stream.endBlockData();
   stream.endBlockData();
   return stream.toBuffer();
-}
-
-/** nuclei's `+` of base64 is escaped for a URL query, nothing else. */
-const base64ForUrl = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').replaceAll('+', '%2B');
-
-/** The payload in nuclei's encodings: raw, hex, gzip, gzip-base64, base64-raw, and base64 otherwise. */
-export function encodeGadget(payload: Buffer, encoding: string): string {
-  switch (encoding) {
-    case 'raw':
-      return bytesToText(payload);
-    case 'hex':
-      return payload.toString('hex');
-    case 'gzip':
-      return bytesToText(gzipGo(payload));
-    case 'gzip-base64':
-      return base64ForUrl(gzipGo(payload));
-    case 'base64-raw':
-      return payload.toString('base64');
-    default:
-      return base64ForUrl(payload);
-  }
 }
 
 /** The gadgets that run a command, by nuclei's names. */
