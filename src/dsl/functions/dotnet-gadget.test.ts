@@ -1,8 +1,7 @@
 import { DOMParser } from '@xmldom/xmldom';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DslEvaluationError } from '../index.js';
-import { evaluate } from '../testing/evaluate.js';
+import { evaluate, evaluationFailure } from '../testing/evaluate.js';
 import { hasMono, readWithMono } from '../testing/mono.js';
 import { memberOf, type NrbfValue, readNrbf, textOf } from '../testing/nrbf.js';
 import { splitCommand } from './dotnet-gadget.js';
@@ -171,15 +170,7 @@ describe('generate_dotnet_gadget', () => {
   });
 
   it('refuses by name what keyhole does not build, saying why', () => {
-    const refusal = (source: string) => {
-      try {
-        evaluate(source);
-      } catch (error) {
-        expect(error).toBeInstanceOf(DslEvaluationError);
-        return (error as Error).message;
-      }
-      throw new Error(`${source} did not fail`);
-    };
+    const refusal = (source: string) => evaluationFailure(() => evaluate(source));
     expect(refusal('generate_dotnet_gadget("viewstate", "a:b:c", "binary", "base64")')).toMatch(
       /^generate_dotnet_gadget: the "viewstate" gadget is not supported: /,
     );

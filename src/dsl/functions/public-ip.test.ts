@@ -1,33 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DslEvaluationError } from '../index.js';
-import { evaluate } from '../testing/evaluate.js';
-import { type StandIn, startStandIn } from '../testing/http-stand-in.js';
+import { evaluate, evaluationFailure } from '../testing/evaluate.js';
+import { StandIns } from '../testing/http-stand-in.js';
 import { unsupportedNucleiFunction } from './index.js';
 import { registerOutbound } from './outbound.js';
 import { PUBLIC_IP_SERVICE, publicIp } from './public-ip.js';
 
-const standIns: StandIn[] = [];
-
-async function service(answers: Parameters<typeof startStandIn>[0]): Promise<StandIn> {
-  const standIn = await startStandIn(answers);
-  standIns.push(standIn);
-  return standIn;
-}
+const standIns = new StandIns();
+const service = (answers: Parameters<StandIns['start']>[0]) => standIns.start(answers);
 
 afterEach(async () => {
   vi.unstubAllEnvs();
-  await Promise.all(standIns.splice(0).map((standIn) => standIn.close()));
+  await standIns.closeAll();
 });
-
-function failure(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DslEvaluationError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('public_ip()', () => {
   it('asks the service once per run, says so once, and gives its answer trimmed', async () => {
@@ -58,7 +42,7 @@ describe('public_ip()', () => {
     const environment = { KEYHOLE_PUBLIC_IP: ' 2001:db8::1 ', KEYHOLE_PUBLIC_IP_URL: `${checkIp.origin}/` };
     expect(publicIp(environment)).toBe('2001:db8::1');
     expect(await checkIp.requests()).toEqual([]);
-    expect(failure(() => publicIp({ KEYHOLE_PUBLIC_IP: 'my-laptop' }))).toBe(
+    expect(evaluationFailure(() => publicIp({ KEYHOLE_PUBLIC_IP: 'my-laptop' }))).toBe(
       'public_ip: KEYHOLE_PUBLIC_IP is not an IP address: "my-laptop"',
     );
   });
@@ -68,14 +52,14 @@ describe('public_ip()', () => {
       '/down': { status: 503, body: 'maintenance' },
       '/html': { status: 200, body: '<html>203.0.113.7</html>' },
     });
-    expect(failure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: `${checkIp.origin}/down` }))).toBe(
+    expect(evaluationFailure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: `${checkIp.origin}/down` }))).toBe(
       `public_ip: ${checkIp.origin}/down answered with status 503`,
     );
-    expect(failure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: `${checkIp.origin}/html` }))).toBe(
+    expect(evaluationFailure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: `${checkIp.origin}/html` }))).toBe(
       `public_ip: ${checkIp.origin}/html answered with something other than an IP address`,
     );
     // a failure is kept for a while: the service is not asked before every request
-    expect(failure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: `${checkIp.origin}/down` }))).toMatch(
+    expect(evaluationFailure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: `${checkIp.origin}/down` }))).toMatch(
       /status 503/,
     );
     expect(await checkIp.requests()).toHaveLength(2);
@@ -85,13 +69,13 @@ describe('public_ip()', () => {
     const closed = await service({});
     const url = `${closed.origin}/`;
     await closed.close();
-    expect(failure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: url }))).toBe(
+    expect(evaluationFailure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: url }))).toBe(
       `public_ip: could not reach ${url} (ECONNREFUSED)`,
     );
-    expect(failure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: 'checkip' }))).toBe(
+    expect(evaluationFailure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: 'checkip' }))).toBe(
       'public_ip: KEYHOLE_PUBLIC_IP_URL is not a URL: "checkip"',
     );
-    expect(failure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: 'file:///etc/hostname' }))).toBe(
+    expect(evaluationFailure(() => publicIp({ KEYHOLE_PUBLIC_IP_URL: 'file:///etc/hostname' }))).toBe(
       'public_ip: KEYHOLE_PUBLIC_IP_URL must be an http or https URL, not file:',
     );
   });

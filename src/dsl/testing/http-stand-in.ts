@@ -90,3 +90,18 @@ const { workerData, parentPort } = require('node:worker_threads');
     },
   };
 }
+
+/** The stand-ins a test file starts, closed together (after each test). */
+export class StandIns {
+  private readonly started: StandIn[] = [];
+
+  async start(answers: Readonly<Record<string, StandInAnswer>>): Promise<StandIn> {
+    const standIn = await startStandIn(answers);
+    this.started.push(standIn);
+    return standIn;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.started.splice(0).map((standIn) => standIn.close()));
+  }
+}

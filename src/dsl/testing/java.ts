@@ -7,15 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-function commandWorks(command: string, args: readonly string[]): boolean {
-  try {
-    execFileSync(command, args, { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { commandWorks } from './tools.js';
 
 export const hasJava = commandWorks('java', ['-version']) && commandWorks('javac', ['-version']);
 

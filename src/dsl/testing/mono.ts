@@ -9,17 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { commandWorks } from './tools.js';
 
-function works(command: string, args: readonly string[]): boolean {
-  try {
-    execFileSync(command, args, { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export const hasMono = works('mono', ['--version']) && works('mcs', ['--version']);
+export const hasMono = commandWorks('mono', ['--version']) && commandWorks('mcs', ['--version']);
 
 const READER = `
 using System;
