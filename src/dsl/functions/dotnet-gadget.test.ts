@@ -161,6 +161,8 @@ describe('generate_dotnet_gadget', () => {
   it('gives empty text for a gadget or a formatter nuclei does not know, as nuclei does', () => {
     expect(evaluate('generate_dotnet_gadget("nope", "calc", "binary", "base64")')).toBe('');
     expect(evaluate('generate_dotnet_gadget("dataset", "calc", "xml", "base64")')).toBe('');
+    expect(evaluate('generate_dotnet_gadget("dataset", "calc", "constructor", "base64")')).toBe('');
+    expect(evaluate('generate_dotnet_gadget("toString", "calc", "binary", "base64")')).toBe('');
     expect(evaluate('generate_dotnet_gadget("dataset", "calc", "", "hex")')).toBe(
       gadget('dataset', 'calc').toString('hex'),
     );

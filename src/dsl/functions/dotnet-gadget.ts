@@ -106,7 +106,8 @@ export const dotnetGadgetFunctions: readonly HelperFunction[] = [
       throw argumentError(NAME, `the "${gadget}" gadget is not supported: ${unbuilt}`);
     const build = Object.hasOwn(GADGETS, gadget) ? GADGETS[gadget] : undefined;
     // nuclei gives an empty text for a gadget or a formatter it does not know
-    const formatter = FORMATTERS[formatterName.toLowerCase()];
+    const lowered = formatterName.toLowerCase();
+    const formatter = Object.hasOwn(FORMATTERS, lowered) ? FORMATTERS[lowered] : undefined;
     if (build === undefined || formatter === undefined) return '';
     if (formatter === 'soap-exceptions') {
       throw argumentError(

@@ -55,7 +55,7 @@ export function warningOfFailure<T>(call: () => T): T {
     const message = error instanceof Error ? error.message : String(error);
     if (registration !== undefined && !registration.warned.has(message)) {
       registration.warned.add(message);
-      registration.settings.warn(`${message} (the requests that need it are not sent)`);
+      registration.settings.warn(`${message} (what needs its value is skipped)`);
     }
     throw error;
   }

@@ -63,7 +63,7 @@ describe('scan with a template calling llm_prompt()', () => {
     expect(result.code, result.err).toBe(0);
     const warnings = result.err.split('\n').filter((line) => line.includes('OPENAI_API_KEY'));
     expect(warnings).toEqual([
-      '[WRN] llm_prompt: OPENAI_API_KEY is not set: keyhole sends prompts to an LLM service only with a key (the requests that need it are not sent)',
+      '[WRN] llm_prompt: OPENAI_API_KEY is not set: keyhole sends prompts to an LLM service only with a key (what needs its value is skipped)',
     ]);
     expect(result.out).not.toContain('[llm]');
   });
