@@ -12,8 +12,9 @@ export interface OutboundSettings {
   readonly environment: Readonly<Record<string, string | undefined>>;
   readonly announce: (notice: string) => void;
   /**
-   * Why a call failed or was not made (no key, no network): the template's request is then not sent,
-   * and this is where the user learns why. Each message is given once per registration.
+   * Why a call failed or was not made (no key, no network): what needs the value is then skipped (a
+   * request not sent, a matcher not matching), and this is where the user learns why. Each message
+   * is given once per registration.
    */
   readonly warn: (message: string) => void;
 }
