@@ -55,7 +55,7 @@ function chooseForm(
   const first = withPassword[0];
   if (first !== undefined) return first;
   throw new FormLoginError(
-    `no login form at ${where}: ${forms.length === 0 ? 'the page has no form' : `none of its forms has a password field (${describeForms(forms)})`}; if the form is built by JavaScript, log in with a login template, or give login: json: for a JSON login API`,
+    `no login form at ${where}: ${forms.length === 0 ? 'the page has no form' : `none of its forms has a password field (${describeForms(forms)})`}; if the form is built by JavaScript, add browser: true to log in with Chromium, or give login: json: for a JSON login API`,
   );
 }
 
@@ -70,27 +70,15 @@ const TOTP_HINT = /otp|totp|code|2fa|mfa|token/i;
 /** The fields sent: the form's own (hidden ones kept), with the credentials filled in. */
 async function filledFields(form: HtmlForm, spec: FormLoginSpec<LoginValue>): Promise<[string, string][]> {
   const controls = form.controls.filter((c) => c.name !== '');
-  const password =
-    pick(controls, spec.fields.password, 'password') ?? controls.find((c) => c.type === 'password');
+  const wantTotp = spec.totp !== undefined;
+  const chosen = loginFields(controls, spec.fields, { username: true, password: true, totp: wantTotp });
+  const { username, password, totp: totpField } = chosen;
   if (password === undefined) throw new FormLoginError('the form has no password field to fill');
-  const texts = controls.filter((c) => c !== password && ['text', 'email', 'tel', ''].includes(c.type));
-  const username =
-    pick(controls, spec.fields.username, 'username') ??
-    texts.find((c) => c.autocomplete === 'username' || c.autocomplete === 'email' || c.type === 'email') ??
-    texts.find((c) => USERNAME_HINT.test(c.name) || USERNAME_HINT.test(c.id)) ??
-    texts[0];
   if (username === undefined) throw new FormLoginError('the form has no field for the username');
-  let totpField: FormControl | undefined;
-  if (spec.totp !== undefined) {
-    totpField =
-      pick(controls, spec.fields.totp, 'totp') ??
-      controls.find((c) => c.autocomplete === 'one-time-code') ??
-      texts.find((c) => c !== username && (TOTP_HINT.test(c.name) || TOTP_HINT.test(c.id)));
-    if (totpField === undefined)
-      throw new FormLoginError(
-        'the form has no field for the one-time code; name it with fields: {totp: NAME}',
-      );
-  }
+  if (wantTotp && totpField === undefined)
+    throw new FormLoginError(
+      'the form has no field for the one-time code; name it with fields: {totp: NAME}',
+    );
   const filled = new Map<FormControl, string>([
     [username, await valueNow(spec.username)],
     [password, await valueNow(spec.password)],
@@ -112,11 +100,51 @@ async function filledFields(form: HtmlForm, spec: FormLoginSpec<LoginValue>): Pr
   return out;
 }
 
-function pick(
-  controls: readonly FormControl[],
+/** Which of a step's controls take the username, the password and the one-time code. */
+export interface LoginFields<C> {
+  readonly username: C | undefined;
+  readonly password: C | undefined;
+  readonly totp: C | undefined;
+}
+
+/**
+ * Finds the fields of a login step among its controls: the password field (first of type
+ * password, or the one `fields:` names); the username field (`autocomplete` username or email,
+ * else type email, else a name or id that speaks of a user, else the first text field); the
+ * one-time-code field (`autocomplete="one-time-code"`, else a name like otp or code). `want` says
+ * which to look for; a field `fields:` names that the controls lack is an error.
+ */
+export function loginFields<C extends FormControl>(
+  controls: readonly C[],
+  names: FormLoginSpec<LoginValue>['fields'],
+  want: { readonly username: boolean; readonly password: boolean; readonly totp: boolean },
+): LoginFields<C> {
+  const password = want.password
+    ? (pick(controls, names.password, 'password') ?? controls.find((c) => c.type === 'password'))
+    : undefined;
+  const texts = controls.filter((c) => c !== password && ['text', 'email', 'tel', ''].includes(c.type));
+  const totp = want.totp
+    ? (pick(controls, names.totp, 'totp') ??
+      controls.find((c) => c.autocomplete === 'one-time-code') ??
+      texts.find((c) => TOTP_HINT.test(c.name) || TOTP_HINT.test(c.id)))
+    : undefined;
+  const candidates = texts.filter((c) => c !== totp);
+  const username = want.username
+    ? (pick(controls, names.username, 'username') ??
+      candidates.find(
+        (c) => c.autocomplete === 'username' || c.autocomplete === 'email' || c.type === 'email',
+      ) ??
+      candidates.find((c) => USERNAME_HINT.test(c.name) || USERNAME_HINT.test(c.id)) ??
+      candidates[0])
+    : undefined;
+  return { username, password, totp };
+}
+
+function pick<C extends FormControl>(
+  controls: readonly C[],
   name: string | undefined,
   what: string,
-): FormControl | undefined {
+): C | undefined {
   if (name === undefined) return undefined;
   const found = controls.find((c) => c.name === name);
   if (found === undefined) {
@@ -182,7 +210,7 @@ function judge(
   } else {
     if ([403, 419].includes(answer.statusCode) && CSRF_HINT.test(html))
       throw new FormLoginError(
-        `the app refused the form's CSRF token, ${at}; if the token is made by JavaScript, log in with a login template`,
+        `the app refused the form's CSRF token, ${at}; if the token is made by JavaScript, add browser: true to log in with Chromium`,
       );
     if (hasPasswordField(html))
       throw new FormLoginError(

@@ -1,9 +1,19 @@
-import type { HttpRequest } from '../http/index.js';
 import {
+  type BrowserDestination,
+  ConfinedBrowser,
+  DEFAULT_CHROMIUM,
+  type PageRequest,
+} from '../browser/index.js';
+import { type HttpRequest, type ProxyServer, TunnelSocket } from '../http/index.js';
+import {
+  type BrowserLoginSpec,
   type Login,
   type LoginContext,
   type LoginRunner,
+  type LoginValue,
   loginRedirectRefusal,
+  loginScope,
+  matchKey,
   originLabel,
   valueNow,
 } from '../secretfile/index.js';
@@ -11,6 +21,7 @@ import { chain, type Dispatch, withSecrets } from '../send/index.js';
 import { formatDiagnostic } from '../source/index.js';
 import { hasScheme } from '../targets/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
+import { browserLogin } from './login-browser.js';
 import { formLogin } from './login-form.js';
 import { LoginBrowser, requestTo } from './login-http.js';
 import { oauth2Login } from './login-oauth2.js';
@@ -34,6 +45,10 @@ export interface LoginRunnerOptions {
   readonly resolveInput?: (input: string) => Promise<string>;
   /** Reads the login template (default: from disk, payload files found as for any template). */
   readonly loadTemplate?: (path: string) => Promise<ParsedTemplate>;
+  /** The Chromium a browser login drives (default /usr/bin/chromium). */
+  readonly chromium?: string;
+  /** `-proxy`: the browser's connections go through it too. */
+  readonly proxy?: ProxyServer;
   /** Further run options (e.g. `-H` headers, a user agent). */
   readonly run?: Partial<Omit<RunOptions, 'dispatch' | 'variables' | 'onResult'>>;
 }
@@ -71,6 +86,8 @@ export class TemplateLoginRunner implements LoginRunner {
             : `outside the scope of ${originLabel(login.origin)} and the host it logs in at`;
         return formLogin(login.method.form, browser, allowed);
       }
+      case 'browser':
+        return this.browserLogin(login, login.method.browser, context);
       case 'oauth2': {
         const tokenUrl = new URL(login.method.oauth2.tokenUrl);
         // The client secret goes to the token URL's origin as written, and nowhere else.
@@ -83,6 +100,36 @@ export class TemplateLoginRunner implements LoginRunner {
         );
         return oauth2Login(login.method.oauth2, browser);
       }
+    }
+  }
+
+  /** Starts Chromium for this login alone, confined to the login's scope, and closes it after. */
+  private async browserLogin(
+    login: Login,
+    spec: BrowserLoginSpec<LoginValue>,
+    context: LoginContext,
+  ): Promise<Record<string, string>> {
+    const inScope = loginScope(login, String(spec.url));
+    const { proxy } = this.options;
+    const browser = await ConfinedBrowser.open({
+      executablePath: this.options.chromium ?? DEFAULT_CHROMIUM,
+      allowed: inScope,
+      ...(proxy === undefined ? {} : { connect: (host, port) => new TunnelSocket(proxy, host, port) }),
+      decorate: {
+        wants: (url) => context.secrets.choose(requestTo('GET', url)) !== undefined,
+        apply: (request) => withStaticSecret(request, context),
+      },
+    });
+    const stop = () => void browser.close();
+    this.options.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      return await browserLogin(spec, browser, {
+        stepTimeoutMs: Math.max(this.options.timeoutMs ?? 10_000, 5_000),
+        outside: (to) => outsideMessage(login, to),
+      });
+    } finally {
+      this.options.signal?.removeEventListener('abort', stop);
+      await browser.close();
     }
   }
 
@@ -126,6 +173,33 @@ export class TemplateLoginRunner implements LoginRunner {
     if (problem !== undefined) throw new LoginError(problem);
     return Object.fromEntries(values);
   }
+}
+
+/** A page's request within the scope gets the static secret of its destination, as any login request. */
+async function withStaticSecret(
+  request: PageRequest,
+  context: LoginContext,
+): Promise<PageRequest | undefined> {
+  const headers = Object.entries(request.headers).filter(([name]) => !name.startsWith(':'));
+  const applied = await context.secrets.apply(requestTo(request.method, request.url, headers));
+  if (applied.kind !== 'applied') return undefined;
+  const sent = applied.request;
+  const host = sent.hostname.includes(':') ? `[${sent.hostname}]` : sent.hostname;
+  return {
+    method: request.method,
+    url: `${sent.scheme}://${host}:${sent.port}${sent.target}`,
+    headers: Object.fromEntries(sent.headers),
+  };
+}
+
+/** Why the page may not go somewhere: the destination, outside the entry's scope. */
+function outsideMessage(login: Login, to: BrowserDestination): string {
+  const host = matchKey(to.scheme, to.hostname, to.port).text;
+  return (
+    `the login page went to ${host}, outside the scope of ${originLabel(login.origin)} and the hosts it logs in at; ` +
+    'the browser was kept from going there, so nothing of the login reached it ' +
+    `(if ${host} belongs to the app, add it to the entry's domains, or to login.allow: when it is an identity provider)`
+  );
 }
 
 /** The entry's variables as this login sends them: a `{totp: …}` value is a fresh code. */

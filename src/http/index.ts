@@ -34,7 +34,7 @@ export {
   type Scheme,
   setHeader,
 } from './message.js';
-export { type ProxyServer, parseProxy, proxyAnswers } from './proxy.js';
+export { type ProxyServer, parseProxy, proxyAnswers, TunnelSocket } from './proxy.js';
 export { encodeQueryComponent, type QueryParam, setQueryParams } from './query.js';
 export { RaceGate } from './race-gate.js';
 export { RawRequestHead } from './raw.js';

@@ -72,6 +72,8 @@ export interface SessionSettings {
   readonly signal: AbortSignal;
   /** Out-of-band testing: where callbacks go; none (`-ni`, or no template needs it) when absent. */
   readonly oast?: OastPlan;
+  /** The Chromium a browser login drives (`KEYHOLE_CHROMIUM`); unset: Debian's, /usr/bin/chromium. */
+  readonly chromium?: string | undefined;
 }
 
 /** What the session tells its caller, to show or count. */
@@ -232,6 +234,8 @@ async function readyResolver(
       timeoutMs: settings.timeoutMs,
       signal: settings.signal,
       run: { headers: settings.headers },
+      ...(settings.chromium === undefined ? {} : { chromium: settings.chromium }),
+      ...(settings.proxy === undefined ? {} : { proxy: settings.proxy }),
       resolveInput: async (input) => {
         const resolved = await parts.resolveScheme(input, settings.signal);
         if (!resolved.ok) throw new LoginError(`nothing answers at ${input}: ${resolved.message}`);

@@ -1,7 +1,9 @@
 import { GoRegex, RegexSyntaxError } from '../regex/index.js';
 import type { Decoder, MapEntry, MapNode, Path, SourceNode } from '../source/index.js';
-import { decodeValue, type Fields, parseDuration } from './decode.js';
+import { decodeDomains, decodeValue, type Fields, parseDuration } from './decode.js';
+import type { DomainItem } from './host.js';
 import {
+  type BrowserLoginSpec,
   type FormLoginSpec,
   type FormSuccess,
   type LoginMethodSpec,
@@ -43,10 +45,7 @@ export function decodeLoginMethod(
     const text = d.text(f.template.value, [...path, 'template'], 'the path of the login template');
     return text === undefined ? undefined : { kind: 'template', text, pos: f.template.value.pos };
   }
-  if (f.login !== undefined) {
-    const form = decodeFormLogin(d, f.login.value, [...path, 'login']);
-    return form === undefined ? undefined : { kind: 'form', form };
-  }
+  if (f.login !== undefined) return decodeFormLogin(d, f.login.value, [...path, 'login']);
   if (f.oauth2 !== undefined) {
     const oauth2 = decodeOAuth2(d, f.oauth2.value, [...path, 'oauth2']);
     return oauth2 === undefined ? undefined : { kind: 'oauth2', oauth2 };
@@ -64,20 +63,43 @@ const FORM_KEYS = [
   'success',
   'json',
   'browser',
+  'allow',
 ] as const;
 
-function decodeFormLogin(d: Decoder, node: SourceNode, path: Path): FormLoginSpec<Sourced> | undefined {
+/** `login:`: a form sent by keyhole, a JSON login API, or (`browser: true`) a page driven in Chromium. */
+function decodeFormLogin(
+  d: Decoder,
+  node: SourceNode,
+  path: Path,
+): Extract<LoginMethodSpec<Sourced>, { kind: 'form' | 'browser' }> | undefined {
   const map = d.map(node, path, 'a mapping with url, username and password');
   if (map === undefined) return undefined;
   const f = d.fields(map, path, FORM_KEYS);
   let ok = true;
-  if (f.browser !== undefined) {
+  const browser = f.browser === undefined ? false : d.bool(f.browser.value, [...path, 'browser']);
+  if (browser === undefined) ok = false;
+  if (browser === true && f.json !== undefined) {
     d.error(
-      f.browser.key,
-      [...path, 'browser'],
-      'browser logins are not available in this version; log in with the form (remove browser:) or with a login template',
+      f.json.key,
+      [...path, 'json'],
+      'json: posts to a login API without a browser; remove it (a browser login fills the page) or remove browser: true',
     );
     ok = false;
+  }
+  let allow: readonly DomainItem[] = [];
+  if (f.allow !== undefined && browser !== undefined) {
+    if (!browser) {
+      d.error(
+        f.allow.key,
+        [...path, 'allow'],
+        'allow: names the hosts a browser login may go to (an identity provider); it needs browser: true',
+      );
+      ok = false;
+    } else {
+      const scope = decodeDomains(d, f.allow.value, [...path, 'allow']);
+      if (scope?.kind === 'domains') allow = scope.domains;
+      else ok = false;
+    }
   }
   const need = (key: 'url' | 'username' | 'password', example: string): Sourced | undefined => {
     const entry = f[key];
@@ -115,7 +137,11 @@ function decodeFormLogin(d: Decoder, node: SourceNode, path: Path): FormLoginSpe
   if (f.totp !== undefined && totp === undefined) ok = false;
   if (!ok || url === undefined || username === undefined || password === undefined || fields === undefined)
     return undefined;
-  return { url, username, password, totp, form, fields, success, json };
+  if (browser === true) {
+    const spec: BrowserLoginSpec<Sourced> = { url, username, password, totp, form, fields, success, allow };
+    return { kind: 'browser', browser: spec };
+  }
+  return { kind: 'form', form: { url, username, password, totp, form, fields, success, json } };
 }
 
 const noFields = { username: undefined, password: undefined, totp: undefined };

@@ -256,7 +256,7 @@ function decodeScope(d: Decoder, map: MapNode, f: Fields<SecretKey>, path: Path)
   return undefined;
 }
 
-function decodeDomains(d: Decoder, node: SourceNode, path: Path): Scope | undefined {
+export function decodeDomains(d: Decoder, node: SourceNode, path: Path): Scope | undefined {
   const list = d.nonEmptyList(node, path, 'a list of host names');
   if (list === undefined) return undefined;
   const domains: DomainItem[] = [];

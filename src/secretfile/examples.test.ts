@@ -88,7 +88,13 @@ describe('bundled examples', () => {
     const types = result.secrets?.entries.map((e) => (e.kind === 'static' ? e.credential.type : e.spec.type));
     expect(new Set(types)).toEqual(new Set(['header', 'basicauth', 'bearertoken', 'query', 'cookie']));
     expect(result.secrets?.entries.some((e) => e.scope.kind === 'domains-regex')).toBe(true);
-    expect(result.secrets?.logins.map((l) => l.method.kind)).toEqual(['template', 'form', 'form', 'oauth2']);
+    expect(result.secrets?.logins.map((l) => l.method.kind)).toEqual([
+      'template',
+      'form',
+      'form',
+      'oauth2',
+      'browser',
+    ]);
   });
 
   it('the every-feature example reports each missing environment variable at its field', async () => {
@@ -105,6 +111,9 @@ describe('bundled examples', () => {
       'dynamic[2].login.username',
       'dynamic[2].login.password',
       'dynamic[3].oauth2.client-secret',
+      'dynamic[4].login.username',
+      'dynamic[4].login.password',
+      'dynamic[4].login.totp',
     ]);
   });
 });

@@ -1,15 +1,17 @@
 export { applyCredentialToRaw, basicAuthorization } from './apply.js';
 export { type Coverage, coverage } from './coverage.js';
 export { entriesOf, entryOf, loginEntry, type SecretEntry } from './entries.js';
-export { type MatchKey, matchKeyOfUrl } from './host.js';
+export { type DomainItem, type MatchKey, matchKey, matchKeyOfUrl } from './host.js';
 export { type LoadResult, loadSecretFiles } from './load.js';
 export { loginKind, loginTemplatePath } from './login-method.js';
-export { loginRedirectRefusal } from './login-scope.js';
+export { loginRedirectRefusal, loginScope } from './login-scope.js';
 export { SecretIndex } from './lookup.js';
 export {
+  type BrowserLoginSpec,
   type Credential,
   type DynamicSecret,
   type FormLoginSpec,
+  type FormSuccess,
   type Login,
   type OAuth2Spec,
   originLabel,

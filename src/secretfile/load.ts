@@ -13,7 +13,8 @@ import {
 import type { ExternalVariable } from '../template/index.js';
 import { buildCredential, hasPlaceholder, mapSecret, placeholdersIn, secretStrings } from './credential.js';
 import { decodeSecretFile } from './decode.js';
-import { methodRedacted, methodSecrets, methodValues, resolvedMethod } from './login-method.js';
+import { urlProblem } from './decode-login.js';
+import { methodRedacted, methodSecrets, methodUrls, methodValues, resolvedMethod } from './login-method.js';
 import {
   inspectLoginTemplateFile,
   type LoginTemplateInfo,
@@ -187,6 +188,9 @@ async function build(
   dynamic.forEach((entry, i) => {
     const skip = (value: Sourced, t: string) => unresolved(value) || hasPlaceholder(t);
     for (const secret of entry.secrets) buildCredential(secret.spec, { text, report, skip });
+    for (const { value, secret } of methodUrls(entry.method))
+      if (!unresolved(value)) checkReferencedUrl(value, text(value), secret, report);
+    if (entry.method.kind === 'browser') checkBrowserPlaceholders(entry, text, report);
     const template = templates[i];
     if (entry.method.kind === 'template' && template === undefined) return;
     const variables = entry.variables.map((v) => ({ name: v.name, value: loginValue(v.value, text) }));
@@ -224,6 +228,52 @@ async function build(
     entries.push(...secrets);
   });
   return diagnostics.hasErrors ? undefined : { entries, logins };
+}
+
+/**
+ * A login URL given by a reference is checked once resolved, by the rules a URL written in the
+ * file meets when it is decoded (an http(s) URL; a token URL over https unless on this machine).
+ */
+function checkReferencedUrl(
+  value: Sourced,
+  resolved: string,
+  secret: boolean,
+  report: (value: Sourced, message: string) => void,
+): void {
+  if (value.source.kind === 'literal') return;
+  const problem = urlProblem(resolved, secret);
+  if (problem !== undefined)
+    report(value, `${referenceLabel(value.source)} gives ${JSON.stringify(resolved)}: ${problem}`);
+}
+
+function referenceLabel(source: ValueSource): string {
+  switch (source.kind) {
+    case 'env':
+      return `the environment variable ${source.name}`;
+    case 'file':
+      return `the file ${source.path}`;
+    case 'cmd':
+      return `the command ${JSON.stringify(source.argv[0] ?? '')}`;
+    default:
+      return 'the reference';
+  }
+}
+
+/** A browser login fills `{{cookie.X}}`, `{{local.X}}` and `{{session.X}}`, nothing else. */
+function checkBrowserPlaceholders(
+  entry: DynamicDecl<Sourced>,
+  text: (value: Sourced) => string,
+  report: (value: Sourced, message: string) => void,
+): void {
+  for (const secret of entry.secrets)
+    for (const value of secretStrings(secret.spec)) {
+      const wrong = placeholdersIn(text(value)).filter((name) => !/^(cookie|local|session)\../.test(name));
+      for (const name of new Set(wrong))
+        report(
+          value,
+          `{{${name}}} is not filled by a browser login; it gives {{local.NAME}} (localStorage), {{session.NAME}} (sessionStorage) and {{cookie.NAME}}`,
+        );
+    }
 }
 
 /** The placeholders of the entry's secrets are the template's named extractors; its variables are given. */
@@ -265,9 +315,10 @@ function missingExtractorMessage(name: string, template: string, names: readonly
   return `{{${name}}} is not a named extractor of the login template ${template}; ${known}`;
 }
 
-/** A form login runs at its page, an OAuth 2.0 login at its token URL. */
+/** A form or browser login runs at its page, an OAuth 2.0 login at its token URL. */
 function defaultInput(method: LoginMethod): string | undefined {
   if (method.kind === 'form') return String(method.form.url);
+  if (method.kind === 'browser') return String(method.browser.url);
   if (method.kind === 'oauth2') return method.oauth2.tokenUrl;
   return undefined;
 }

@@ -1,4 +1,12 @@
-import type { FormLoginSpec, Login, LoginMethod, LoginMethodSpec, OAuth2Spec, Sourced } from './model.js';
+import type {
+  BrowserLoginSpec,
+  FormLoginSpec,
+  Login,
+  LoginMethod,
+  LoginMethodSpec,
+  OAuth2Spec,
+  Sourced,
+} from './model.js';
 import type { LoginValue } from './totp.js';
 
 /** Every value of a login's own fields (`login:`, `oauth2:`) that is resolved when the file loads. */
@@ -6,8 +14,9 @@ export function methodValues(method: LoginMethodSpec<Sourced>): Sourced[] {
   switch (method.kind) {
     case 'template':
       return [];
-    case 'form': {
-      const { url, username, password, totp } = method.form;
+    case 'form':
+    case 'browser': {
+      const { url, username, password, totp } = pageLogin(method);
       return [url, username, password, ...(totp === undefined ? [] : [totp])];
     }
     case 'oauth2': {
@@ -23,10 +32,20 @@ export function methodValues(method: LoginMethodSpec<Sourced>): Sourced[] {
   }
 }
 
+/** The URLs of a login's own fields; `secret`: it carries a client secret (https unless on this machine). */
+export function methodUrls(method: LoginMethodSpec<Sourced>): { value: Sourced; secret: boolean }[] {
+  if (method.kind === 'form' || method.kind === 'browser')
+    return [{ value: pageLogin(method).url, secret: false }];
+  if (method.kind === 'oauth2') return [{ value: method.oauth2.tokenUrl, secret: true }];
+  return [];
+}
+
 /** The values of a login's own fields that are secrets (not its URL or a username). */
 export function methodSecrets(method: LoginMethodSpec<Sourced>): Sourced[] {
-  if (method.kind === 'form')
-    return [method.form.password, ...(method.form.totp === undefined ? [] : [method.form.totp])];
+  if (method.kind === 'form' || method.kind === 'browser') {
+    const { password, totp } = pageLogin(method);
+    return [password, ...(totp === undefined ? [] : [totp])];
+  }
   if (method.kind === 'oauth2') {
     const { clientSecret, grant } = method.oauth2;
     const own =
@@ -47,8 +66,8 @@ export function methodSecrets(method: LoginMethodSpec<Sourced>): Sourced[] {
  */
 export function methodRedacted(method: LoginMethodSpec<Sourced>): Sourced[] {
   const user =
-    method.kind === 'form'
-      ? [method.form.username]
+    method.kind === 'form' || method.kind === 'browser'
+      ? [pageLogin(method).username]
       : method.kind === 'oauth2' && method.oauth2.grant.kind === 'password'
         ? [method.oauth2.grant.username]
         : [];
@@ -61,16 +80,20 @@ export function resolvedMethod(
   text: (value: Sourced) => string,
   loginValue: (value: Sourced) => LoginValue,
 ): LoginMethod {
-  if (method.kind === 'form') {
-    const form = method.form;
-    const resolved: FormLoginSpec<LoginValue> = {
-      ...form,
-      url: text(form.url),
-      username: loginValue(form.username),
-      password: loginValue(form.password),
-      totp: form.totp === undefined ? undefined : loginValue(form.totp),
+  if (method.kind === 'form' || method.kind === 'browser') {
+    const page = pageLogin(method);
+    const values = {
+      url: text(page.url),
+      username: loginValue(page.username),
+      password: loginValue(page.password),
+      totp: page.totp === undefined ? undefined : loginValue(page.totp),
     };
-    return { kind: 'form', form: resolved };
+    if (method.kind === 'browser') {
+      const browser: BrowserLoginSpec<LoginValue> = { ...method.browser, ...values };
+      return { kind: 'browser', browser };
+    }
+    const form: FormLoginSpec<LoginValue> = { ...method.form, ...values };
+    return { kind: 'form', form };
   }
   const o = method.oauth2;
   const grant: OAuth2Spec<string>['grant'] =
@@ -89,18 +112,27 @@ export function resolvedMethod(
   return { kind: 'oauth2', oauth2 };
 }
 
+/** What a form and a browser login share: the page, who logs in, and how. */
+function pageLogin<V>(
+  method: Extract<LoginMethodSpec<V>, { kind: 'form' | 'browser' }>,
+): BrowserLoginSpec<V> | FormLoginSpec<V> {
+  return method.kind === 'form' ? method.form : method.browser;
+}
+
 /** The login template of a login that runs one. */
 export function loginTemplatePath(login: Login): string | undefined {
   return login.method.kind === 'template' ? login.method.template : undefined;
 }
 
-/** How a login is described to the user: `template login.yaml`, `form login at …`, `OAuth 2.0 …`. */
+/** How a login is described to the user: `template login.yaml`, `form login at …`, `browser login at …`, `OAuth 2.0 …`. */
 export function loginKind(login: Login): string {
   switch (login.method.kind) {
     case 'template':
       return `template ${login.method.template}`;
     case 'form':
       return `${login.method.form.json === undefined ? 'form' : 'JSON'} login at ${String(login.method.form.url)}`;
+    case 'browser':
+      return `browser login at ${String(login.method.browser.url)}`;
     case 'oauth2':
       return `OAuth 2.0 ${login.method.oauth2.grant.kind} grant at ${login.method.oauth2.tokenUrl}`;
   }

@@ -71,7 +71,7 @@ ${scoped}  - oauth2: {token-url: https://idp.test/token, grant: password, client
     const loaded = await loadText(`dynamic:
   - template: login.yaml
     login: {url: https://app.test/login, username: a, password: b}
-${scoped}  - login: {url: app.test/login, username: a, password: b, browser: true}
+${scoped}  - login: {url: app.test/login, username: a, password: b, browser: yes}
 ${scoped}  - login: {username: a, password: b, fields: {user: x}}
 ${scoped}  - oauth2: {token-url: http://idp.test/token, grant: password, client-id: s, refresh-token: r}
     type: bearertoken
@@ -84,7 +84,7 @@ ${scoped}  - oauth2: {token-url: http://idp.test/token, grant: password, client-
     expect(loaded.messages).toEqual([
       's.yaml:3:5: dynamic[0].login: an entry logs in one way: give one of template, login, oauth2, not template and login',
       's.yaml:6:18: dynamic[1].login.url: "app.test/login" is not a URL; give it with its scheme, e.g. https://app.example.com/login',
-      's.yaml:6:60: dynamic[1].login.browser: browser logins are not available in this version; log in with the form (remove browser:) or with a login template',
+      's.yaml:6:69: dynamic[1].login.browser: expected true or false, found "yes"',
       's.yaml:9:12: dynamic[2].login: missing "url" (url: https://app.example.com/login, the page with the login form)',
       's.yaml:9:48: dynamic[2].login.fields.user: unknown key "user"; expected one of "username", "password", "totp"',
       's.yaml:12:13: dynamic[3].oauth2: missing "username" (grant: password needs username: alice)',
@@ -94,6 +94,79 @@ ${scoped}  - oauth2: {token-url: http://idp.test/token, grant: password, client-
       's.yaml:15:56: dynamic[4].oauth2.grant: unknown grant "implicit"; give one of client_credentials, password, refresh_token',
       's.yaml:16:13: dynamic[4].verify: missing "url": a page only a logged-in user sees, e.g. url: https://app.example.com/account',
     ]);
+  });
+
+  it('accept a browser login with the hosts it may go to, and fill its secret from cookies and storage', async () => {
+    const loaded = await loadText(
+      `dynamic:
+  - login:
+      url: https://app.test/login
+      browser: true
+      username: alice
+      password: {env: PW}
+      totp: {totp: {env: OTP}}
+      allow: [sso.idp.test, "idp.test:8443"]
+    type: header
+    headers: [{key: Authorization, value: "Bearer {{local.access_token}}"}, {key: X-Tab, value: "{{session.tab}}"}, {key: X-Sid, value: "{{cookie.sid}}"}]
+    domains: [app.test]
+`,
+      { env: { PW: 'pw', OTP: 'GEZDGNBV' } },
+    );
+    expect(loaded.messages).toEqual([]);
+    const method = loaded.secrets?.logins[0]?.method;
+    expect(method?.kind).toBe('browser');
+    expect(method?.kind === 'browser' && method.browser.allow).toEqual([
+      { host: 'sso.idp.test', port: undefined },
+      { host: 'idp.test', port: 8443 },
+    ]);
+  });
+
+  it('say where a browser login is written wrong', async () => {
+    const loaded = await loadText(`dynamic:
+  - login: {url: https://app.test/, browser: true, username: a, password: b, json: {body: "{}"}}
+${scoped}  - login: {url: https://app.test/, username: a, password: b, allow: [idp.test]}
+${scoped}  - login: {url: https://app.test/, browser: true, username: a, password: b, allow: ["https://idp.test/x"]}
+${scoped}`);
+    expect(loaded.messages).toEqual([
+      's.yaml:2:78: dynamic[0].login.json: json: posts to a login API without a browser; remove it (a browser login fills the page) or remove browser: true',
+      's.yaml:5:63: dynamic[1].login.allow: allow: names the hosts a browser login may go to (an identity provider); it needs browser: true',
+      's.yaml:8:86: dynamic[2].login.allow[0]: write the host without a scheme: "idp.test" instead of "https://idp.test/x"',
+    ]);
+    const placeholders = await loadText(`dynamic:
+  - login: {url: https://app.test/, browser: true, username: a, password: b}
+    type: bearertoken
+    token: "{{access_token}}"
+    domains: [api.test]
+`);
+    expect(placeholders.messages).toEqual([
+      's.yaml:4:12: dynamic[0].token: {{access_token}} is not filled by a browser login; it gives {{local.NAME}} (localStorage), {{session.NAME}} (sessionStorage) and {{cookie.NAME}}',
+    ]);
+  });
+
+  it('check a login URL given by a reference once it is resolved, as one written in the file', async () => {
+    const loaded = await loadText(
+      `dynamic:
+  - login: {url: {env: LOGIN_URL}, username: a, password: b}
+${scoped}  - oauth2: {token-url: {env: TOKEN_URL}, grant: client_credentials, client-id: s, client-secret: c}
+    type: bearertoken
+    domains: [api.test]
+  - login: {url: {env: GOOD_URL}, browser: true, username: a, password: b}
+    type: cookie
+    domains: [good.test]
+`,
+      {
+        env: {
+          LOGIN_URL: 'app.test/login',
+          TOKEN_URL: 'http://idp.test/token',
+          GOOD_URL: 'http://127.0.0.1:8080/',
+        },
+      },
+    );
+    expect(loaded.messages).toEqual([
+      's.yaml:2:18: dynamic[0].login.url: the environment variable LOGIN_URL gives "app.test/login": "app.test/login" is not a URL; give it with its scheme, e.g. https://app.example.com/login',
+      's.yaml:5:25: dynamic[1].oauth2.token-url: the environment variable TOKEN_URL gives "http://idp.test/token": the client secret would cross the network in clear text: give an https token URL (http is only for this machine: 127.0.0.1, ::1, localhost)',
+    ]);
+    expect(loaded.secrets).toBeUndefined();
   });
 
   it('warn when a file other users can read writes a login password or client secret in it', async () => {

@@ -128,6 +128,16 @@ export interface FormLoginSpec<V> {
   readonly json: { readonly body: string; readonly token: string | undefined } | undefined;
 }
 
+/**
+ * A browser login (`login: {browser: true}`): the page opened in Chromium, its form (built by
+ * JavaScript or not) filled and submitted, a one-time-code step answered, redirects to the hosts of
+ * `allow` followed (an identity provider); the browser's cookies and storage are the session.
+ */
+export interface BrowserLoginSpec<V> extends Omit<FormLoginSpec<V>, 'json'> {
+  /** Hosts the login may go to besides the entry's scope and the login page's host. */
+  readonly allow: readonly DomainItem[];
+}
+
 export const OAUTH2_GRANTS = ['client_credentials', 'password', 'refresh_token'] as const;
 export type OAuth2Grant = (typeof OAUTH2_GRANTS)[number];
 
@@ -149,6 +159,7 @@ export interface OAuth2Spec<V> {
 export type LoginMethodSpec<V> =
   | { readonly kind: 'template'; readonly text: string; readonly pos: Position }
   | { readonly kind: 'form'; readonly form: FormLoginSpec<V> }
+  | { readonly kind: 'browser'; readonly browser: BrowserLoginSpec<V> }
   | { readonly kind: 'oauth2'; readonly oauth2: OAuth2Spec<V> };
 
 /** A request that proves a session alive (`verify:`), after each login and every `everyMs`. */
@@ -197,10 +208,11 @@ export interface DynamicSecret {
 
 export type ScopedSecret = StaticSecret | DynamicSecret;
 
-/** How a loaded login runs: a template (its absolute path), a form, or an OAuth 2.0 token request. */
+/** How a loaded login runs: a template (its absolute path), a form, a browser, or an OAuth 2.0 token request. */
 export type LoginMethod =
   | { readonly kind: 'template'; readonly template: string }
   | { readonly kind: 'form'; readonly form: FormLoginSpec<LoginValue> }
+  | { readonly kind: 'browser'; readonly browser: BrowserLoginSpec<LoginValue> }
   | { readonly kind: 'oauth2'; readonly oauth2: OAuth2Spec<string> };
 
 /** A dynamic entry's login: the run whose values fill its secrets. */

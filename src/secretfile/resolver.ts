@@ -387,7 +387,7 @@ export class SecretResolver {
       return { ok: false, reason: this.redactor.redact(message) };
     }
     for (const [name, value] of Object.entries(values))
-      if (isSecretValue(login, name)) this.redactor.register(value);
+      if (isSecretValue(login, name, value)) this.redactor.register(value);
     onValues(values);
     const filled = this.fill(login, values);
     if (!filled.ok || login.verify === undefined) return filled;
@@ -430,14 +430,20 @@ export class SecretResolver {
 }
 
 /**
- * Which session values are masked wherever they appear: all a login template extracted; of a form
- * or OAuth 2.0 login, its cookies and tokens (not `token_type: Bearer` or `expires_in: 3600`, which
- * would mask every such word). What a secret sends is masked in any case.
+ * Which session values are masked wherever they appear: all a login template extracted; of a form,
+ * browser or OAuth 2.0 login, its cookies and tokens (not `token_type: Bearer` or `expires_in:
+ * 3600`, which would mask every such word); of a page's storage, what is named like a credential or
+ * looks like a token (not a `theme: dark`). What a secret sends is masked in any case.
  */
-function isSecretValue(login: Login, name: string): boolean {
+function isSecretValue(login: Login, name: string, value: string): boolean {
   if (login.method.kind === 'template' || name.startsWith('cookie.')) return true;
+  const storage = /^(local|session)\.(.*)$/s.exec(name);
+  if (storage !== null)
+    return CREDENTIAL_NAME.test(storage[2] ?? '') || (value.length >= 16 && !/\s/.test(value));
   return name !== 'token_type' && /token|secret|session/i.test(name);
 }
+
+const CREDENTIAL_NAME = /token|secret|session|auth|jwt|key|sid|csrf|xsrf|pass|credential|bearer|cookie|user/i;
 
 /** A cookie secret written without `cookies:` takes every cookie the login set (`cookie.NAME`). */
 function withEveryCookie(spec: SecretSpec<string>, values: ReadonlyMap<string, string>): SecretSpec<string> {

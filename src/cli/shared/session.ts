@@ -110,6 +110,7 @@ export async function withCommandSession<T>(
     secrets,
     targets,
     signal: stop.signal,
+    chromium: io.env.KEYHOLE_CHROMIUM || undefined,
     ...(context.oast === undefined ? {} : { oast: context.oast }),
   };
   const listener: SessionListener = {

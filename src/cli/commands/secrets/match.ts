@@ -29,7 +29,7 @@ interface MatchResult {
     readonly type: string;
     readonly matchedBy: string;
     readonly login?: {
-      readonly kind: 'template' | 'form' | 'oauth2';
+      readonly kind: 'template' | 'form' | 'browser' | 'oauth2';
       template?: string;
       readonly url?: string;
       readonly target: string;
@@ -196,9 +196,9 @@ function renderMatch(r: MatchResult): string {
     const how =
       s.login.kind === 'template'
         ? `template ${s.login.template}`
-        : s.login.kind === 'form'
-          ? `form login at ${s.login.url}`
-          : `OAuth 2.0 token from ${s.login.url}`;
+        : s.login.kind === 'oauth2'
+          ? `OAuth 2.0 token from ${s.login.url}`
+          : `${s.login.kind} login at ${s.login.url}`;
     lines.push(`  needs a login: ${how}, run against ${s.login.target}`);
     lines.push('  values below are templated: {{name}} is filled from the login');
   }
@@ -217,6 +217,12 @@ function loginShown(login: Login, target: string): NonNullable<NonNullable<Match
       return { kind: 'template', template: login.method.template, target };
     case 'form':
       return { kind: 'form', url: String(login.method.form.url), target: String(login.method.form.url) };
+    case 'browser':
+      return {
+        kind: 'browser',
+        url: String(login.method.browser.url),
+        target: String(login.method.browser.url),
+      };
     case 'oauth2':
       return { kind: 'oauth2', url: login.method.oauth2.tokenUrl, target };
   }

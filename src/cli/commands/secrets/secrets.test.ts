@@ -248,6 +248,10 @@ describe('keyhole secrets match', () => {
   - oauth2: {token-url: https://idp.test/token, grant: client_credentials, client-id: c, client-secret: cs}
     type: bearertoken
     domains: [api.test]
+  - login: {url: https://spa.test/#/login, browser: true, username: alice, password: pw}
+    type: bearertoken
+    token: "{{local.access_token}}"
+    domains: [spa.test]
 `,
     );
     const { code, out } = await cli(
@@ -257,12 +261,20 @@ describe('keyhole secrets match', () => {
       'kinds.yaml',
       'http://app.test/',
       'https://api.test/',
+      'https://spa.test/',
     );
     expect(code).toBe(0);
     expect(out.split('\n').filter((line) => line.includes('needs a login'))).toEqual([
       '  needs a login: form login at https://app.test/signin, run against https://app.test/signin',
       '  needs a login: OAuth 2.0 token from https://idp.test/token, run against https://idp.test/token',
+      '  needs a login: browser login at https://spa.test/#/login, run against https://spa.test/#/login',
     ]);
+    const json = await cli('secrets', 'match', '--json', '-sf', 'kinds.yaml', 'https://spa.test/');
+    expect(JSON.parse(json.out).results[0].secret.login).toEqual({
+      kind: 'browser',
+      url: 'https://spa.test/#/login',
+      target: 'https://spa.test/#/login',
+    });
   });
 
   it('exits 1 with the file errors when a secret file is invalid', async () => {
