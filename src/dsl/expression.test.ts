@@ -324,13 +324,13 @@ describe('syntax errors', () => {
   });
 
   it('name a nuclei helper this language does not implement, and why, so that callers can say so', () => {
-    const error = syntaxError('status_code == 200 && public_ip(body, ["a", "b"])');
-    expect(error.message).toBe(
-      `the helper function "public_ip" is not supported: it asks a third-party web service for this machine's public address`,
+    const error = syntaxError('status_code == 200 && cookie_unsign(body, ["a", "b"])');
+    expect(error.message).toMatch(
+      /^the helper function "cookie_unsign" is not supported: it tries the cookie's signature against the 38,921 leaked signing keys nuclei embeds/,
     );
-    expect(error.unsupportedFunction).toBe('public_ip');
+    expect(error.unsupportedFunction).toBe('cookie_unsign');
     expect(error.offset).toBe(22);
-    expect(syntaxError('llmprompt(body)').unsupportedFunction).toBe('llm_prompt');
+    expect(syntaxError('cookieunsign(body)').unsupportedFunction).toBe('cookie_unsign');
   });
 
   it('name a helper called with the wrong number of arguments', () => {

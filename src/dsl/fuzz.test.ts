@@ -22,10 +22,11 @@ const value: fc.Arbitrary<DslValue> = fc.oneof(
 
 /**
  * Helpers that wait on the clock or on the network by design: `wait_for(60)` holds the thread a minute,
- * `jarm("host:1")` connects out and `resolve(x)` asks the system's name servers. Their own tests
- * (runtime.test.ts, jarm.test.ts, resolve.test.ts) cover them.
+ * `jarm("host:1")` connects out, `resolve(x)` asks the system's name servers, `public_ip()` and
+ * `llm_prompt(x)` ask a third-party service. Their own tests (runtime.test.ts, jarm.test.ts,
+ * resolve.test.ts, public-ip.test.ts, llm.test.ts) cover them.
  */
-const WAITING_HELPERS = new Set(['wait_for', 'jarm', 'resolve']);
+const WAITING_HELPERS = new Set(['wait_for', 'jarm', 'resolve', 'public_ip', 'llm_prompt']);
 const FUZZED_HELPERS = functionNames.filter((name) => !WAITING_HELPERS.has(name));
 
 const VARIABLES = ['body', 'header', 'status_code', 'content_type', 'version', 'a', 'b', 'x'];

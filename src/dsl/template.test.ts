@@ -97,10 +97,10 @@ describe('expression placeholders', () => {
   });
 
   it('report a nuclei helper this language does not implement, even where an unknown call would be text', () => {
-    const error = templateError('Authorization: Bearer {{llm_prompt(claims, "HS256", secret)}}');
-    expect(error.unsupportedFunction).toBe('llm_prompt');
+    const error = templateError('Authorization: Bearer {{wappalyzer(claims, "HS256", secret)}}');
+    expect(error.unsupportedFunction).toBe('wappalyzer');
     expect(error.offset).toBe(24);
-    expect(templateError('x={{base64("{{llm_prompt(name)}}")}}').unsupportedFunction).toBe('llm_prompt');
+    expect(templateError('x={{base64("{{wappalyzer(name)}}")}}').unsupportedFunction).toBe('wappalyzer');
   });
 
   it('report a helper called with the wrong number of arguments at compile time', () => {

@@ -282,11 +282,11 @@ describe('compiling expressions', () => {
 
   it('marks a nuclei helper that is not implemented yet as unsupported rather than wrong', () => {
     expect(
-      compileErrors({ matchers: [dslMatcher(['public_ip() != "" && status_code == 200'])] })[0],
+      compileErrors({ matchers: [dslMatcher(['wappalyzer(header, body) != "" && status_code == 200'])] })[0],
     ).toMatchObject({
       field: 'dsl',
       offset: 0,
-      unsupported: 'helper function public_ip()',
+      unsupported: 'helper function wappalyzer()',
     });
   });
 

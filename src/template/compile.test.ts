@@ -239,8 +239,8 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
   }
 
   it('make a template unsupported by name, at the call, wherever they are used', () => {
-    expect(unsupported(lines('http:', '  - path: ["{{BaseURL}}/{{llm_prompt(name)}}"]'))).toEqual([
-      '6:27 http[0].path[0]: helper function llm_prompt()',
+    expect(unsupported(lines('http:', '  - path: ["{{BaseURL}}/{{wappalyzer(name)}}"]'))).toEqual([
+      '6:27 http[0].path[0]: helper function wappalyzer()',
     ]);
     expect(
       unsupported(
@@ -250,10 +250,10 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
           '    matchers:',
           '      - type: dsl',
           '        dsl:',
-          '          - status_code == 200 && public_ip(body, ["a", "b"])',
+          '          - status_code == 200 && cookie_unsign(body, ["a", "b"])',
         ),
       ),
-    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function public_ip()']);
+    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function cookie_unsign()']);
   });
 
   it('are never sent as written, even where an unknown call would be text', () => {
@@ -263,7 +263,7 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
         'http:',
         '  - path: ["{{BaseURL}}"]',
         '    headers:',
-        '      Authorization: Bearer {{llm_prompt(c)}}',
+        '      Authorization: Bearer {{wappalyzer(c)}}',
       ),
     );
     expect(result.status).toBe('unsupported');

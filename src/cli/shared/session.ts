@@ -3,6 +3,8 @@
  * (`scan`, `scan --rescan`, `retest`, `worker`): the secret files of `-sf`, Ctrl-C, and what the
  * session reports, shown on the command's output.
  */
+
+import { registerOutbound } from '../../dsl/index.js';
 import {
   type OastPlan,
   OastUnavailable,
@@ -85,6 +87,13 @@ export async function withCommandSession<T>(
   if (proxy !== undefined) output.info(`every request goes through the proxy ${proxy.label}`);
   const stop = new AbortController();
   const releaseInterrupts = onInterrupts(io, stop, output);
+  // helpers that send something to a service other than the targets (public_ip, llm_prompt) read
+  // their settings from the command's environment and say what they send
+  const stopAnnouncing = registerOutbound({
+    environment: io.env,
+    announce: (notice) => output.info(notice),
+    warn: (message) => output.warn(message),
+  });
   const settings: SessionSettings = {
     timeoutMs: config.timeoutMs,
     concurrency: config.concurrency,
@@ -129,6 +138,7 @@ export async function withCommandSession<T>(
     throw new UserError('the logins of -ps failed; no scan request was sent');
   } finally {
     releaseInterrupts();
+    stopAnnouncing();
   }
 }
 

@@ -4,13 +4,16 @@
  */
 import { checkFunctions } from './checks.js';
 import { compressionFunctions } from './compression.js';
+import { dotnetGadgetFunctions } from './dotnet-gadget.js';
 import { encodingFunctions } from './encoding.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
 import { javaGadgetFunctions } from './java-gadget.js';
 import { jsonFunctions } from './json.js';
 import { jwtFunctions } from './jwt.js';
+import { llmFunctions } from './llm.js';
 import { networkFunctions } from './network.js';
 import { numberFunctions } from './numbers.js';
+import { publicIpFunctions } from './public-ip.js';
 import { randomFunctions } from './random.js';
 import { resolveFunctions } from './resolve.js';
 import { rsaFunctions } from './rsa.js';
@@ -22,6 +25,7 @@ import { versionFunctions } from './versions.js';
 import { zipFunctions } from './zip.js';
 
 export { type CallContext, cachedRegex, type HelperFunction } from './helper.js';
+export { type OutboundSettings, registerOutbound } from './outbound.js';
 
 /** Ports nuclei's network templates treat as "the protocol's usual port" (nuclei's own helper). */
 const KNOWN_PORTS = new Set(['80', '443', '8080', '8081', '8443', '53']);
@@ -50,6 +54,9 @@ const ALL: readonly HelperFunction[] = [
   ...zipFunctions,
   ...resolveFunctions,
   ...javaGadgetFunctions,
+  ...dotnetGadgetFunctions,
+  ...publicIpFunctions,
+  ...llmFunctions,
   ...unpackFunctions,
   ...nucleiFunctions,
 ];
@@ -72,10 +79,9 @@ export function findFunction(name: string): HelperFunction | undefined {
  */
 const UNSUPPORTED_NUCLEI_FUNCTIONS: Readonly<Record<string, string>> = {
   cookie_unsign:
-    "it brute-forces the cookie's signing key with a wordlist of leaked keys keyhole does not ship",
-  generate_dotnet_gadget: 'its payloads are prebuilt .NET serialized objects keyhole does not ship',
-  llm_prompt: 'it sends the prompt to an external LLM service',
-  public_ip: "it asks a third-party web service for this machine's public address",
+    "it tries the cookie's signature against the 38,921 leaked signing keys nuclei embeds (cookiemonster's wordlist), which keyhole does not ship",
+  wappalyzer:
+    "it matches the response against wappalyzergo's database of technology fingerprints, which keyhole does not ship",
 };
 
 export interface UnsupportedFunction {

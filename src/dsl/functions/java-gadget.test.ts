@@ -6,17 +6,20 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DslEvaluationError, textToBytes } from '../index.js';
 import { evaluate } from '../testing/evaluate.js';
-import { commonsCollections31Gadget, encodeGadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
+import { hasJar, hasJava, JARS } from '../testing/java.js';
+import { readJavaStream } from '../testing/java-stream.js';
+import { encodeGadget } from './gadget-encoding.js';
+import { commonsCollections31Gadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
 import { modifiedUtf8 } from './java-serialization.js';
 
-const hasJava = (() => {
-  try {
-    execFileSync('java', ['-version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const NUCLEI_GADGETS = [
+  'dns',
+  'jdk7u21',
+  'jdk8u20',
+  'commons-collections3.1',
+  'commons-collections4.0',
+  'groovy1',
+];
 
 /** A Java program that deserializes its standard input and describes what it read. */
 const READER = `
@@ -40,9 +43,6 @@ public class Reader {
 }
 `;
 
-/** commons-collections 3.2.2 as Debian's libcommons-collections3-java installs it. */
-const COMMONS_COLLECTIONS_JAR = '/usr/share/java/commons-collections3.jar';
-
 /** Deserializes `payload` in a JVM that has commons-collections, its unsafe functors allowed. */
 function deserializeWithCommonsCollections(payload: Buffer): string {
   const folder = mkdtempSync(join(tmpdir(), 'keyhole-java-'));
@@ -56,7 +56,7 @@ function deserializeWithCommonsCollections(payload: Buffer): string {
       '}}\n',
   );
   const unsafe = '-Dorg.apache.commons.collections.enableUnsafeSerialization=true';
-  const args = [unsafe, '-cp', COMMONS_COLLECTIONS_JAR, source];
+  const args = [unsafe, '-cp', JARS.commonsCollections3, source];
   return execFileSync('java', args, { input: payload, timeout: 60_000 }).toString();
 }
 
@@ -97,7 +97,7 @@ describe('generate_java_gadget', () => {
     90_000,
   );
 
-  it.skipIf(!hasJava || !existsSync(COMMONS_COLLECTIONS_JAR))(
+  it.skipIf(!hasJar(JARS.commonsCollections3))(
     'writes a commons-collections3.1 gadget whose deserialization runs the command',
     async () => {
       const marker = join(mkdtempSync(join(tmpdir(), 'keyhole-gadget-')), 'ran');
@@ -149,15 +149,27 @@ describe('generate_java_gadget', () => {
     expect(schemeAndHost('http://a\nb')).toBeUndefined();
   });
 
-  it('gives empty text for a gadget nuclei does not know, and refuses by name those it cannot build', () => {
+  it('gives empty text for a gadget nuclei does not know', () => {
     expect(evaluate('generate_java_gadget("nope", "http://x.test", "base64")')).toBe('');
-    try {
-      evaluate('generate_java_gadget("jdk7u21", "id", "base64")');
-      throw new Error('expected a failure');
-    } catch (error) {
-      expect(error).toBeInstanceOf(DslEvaluationError);
-      expect((error as Error).message).toMatch(/"jdk7u21" gadget is not supported/);
+    expect(evaluate('generate_java_gadget("toString", "id", "base64")')).toBe('');
+  });
+
+  it('builds every gadget nuclei names, each a whole stream the serialization grammar reads', () => {
+    for (const gadget of NUCLEI_GADGETS) {
+      const payload = Buffer.from(
+        evaluate(`generate_java_gadget("${gadget}", "http://x.test/ id", "hex")`) as string,
+        'hex',
+      );
+      expect(readJavaStream(payload), gadget).toHaveLength(1);
     }
+  });
+
+  it('refuses a command longer than the class constant of a TemplatesImpl gadget holds, naming the helper', () => {
+    const long = 'x'.repeat(70_000);
+    expect(() => evaluate(`generate_java_gadget("jdk7u21", "${long}", "hex")`)).toThrow(
+      /^generate_java_gadget: .*70000 bytes long, more than 65535/,
+    );
+    expect(() => evaluate(`generate_java_gadget("jdk7u21", "${long}", "hex")`)).toThrow(DslEvaluationError);
   });
 
   it('writes a URL longer than 65535 bytes as a long string', () => {

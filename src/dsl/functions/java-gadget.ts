@@ -1,18 +1,22 @@
 /**
  * `generate_java_gadget(gadget, url or command, encoding)`: serialized Java objects that make a
- * deserializing server act, written with keyhole's own serialization writer. Of nuclei's gadgets it
- * builds `dns`, the URLDNS chain of JDK classes (a HashMap whose key is a java.net.URL with no cached
- * hash: reading the map hashes the URL, which resolves its host name), and `commons-collections3.1`
- * (a command run through commons-collections' transformers). The others are refused by name:
- * jdk7u21, jdk8u20 and commons-collections4.0 embed compiled bytecode, and groovy1 is a graph of
- * Groovy runtime classes no reader here can check.
+ * deserializing server act, written with keyhole's own serialization writer, for each of nuclei's
+ * gadgets:
+ * - `dns`: the URLDNS chain of JDK classes (a HashMap whose key is a java.net.URL with no cached
+ *   hash: reading the map hashes the URL, which resolves its host name);
+ * - `commons-collections3.1`: a command run through commons-collections' transformers;
+ * - `jdk7u21`, `jdk8u20`, `commons-collections4.0` (java-templates-gadgets.ts): a command run by a
+ *   class keyhole writes, defined by a TemplatesImpl;
+ * - `groovy1` (java-groovy-gadget.ts): a command run through Groovy closures.
  */
-import { bytesToText } from '../bytes.js';
 import { argumentError } from '../errors.js';
-import { gzipGo } from './compression.js';
+import { encodeGadget } from './gadget-encoding.js';
 import { fixed, type HelperFunction } from './helper.js';
+import { ClassFileError } from './java-class-file.js';
 import { COMMONS_COLLECTIONS_3 as CC, JAVA } from './java-classes.js';
+import { groovy1Gadget } from './java-groovy-gadget.js';
 import { JavaObjectStream } from './java-serialization.js';
+import { commonsCollections40Gadget, jdk7u21Gadget, jdk8u20Gadget } from './java-templates-gadgets.js';
 
 /** The scheme and host name of a URL as Go's url.Parse gives them (scheme lowercased, no port). */
 export function schemeAndHost(url: string): { scheme: string; host: string } | undefined {
@@ -102,28 +106,23 @@ export function commonsCollections31Gadget(command: string): Buffer {
   return stream.toBuffer();
 }
 
-/** nuclei's `+` of base64 is escaped for a URL query, nothing else. */
-const base64ForUrl = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').replaceAll('+', '%2B');
+/** The gadgets that run a command, by nuclei's names. */
+const COMMAND_GADGETS: Readonly<Record<string, (command: string) => Buffer>> = {
+  'commons-collections3.1': commonsCollections31Gadget,
+  'commons-collections4.0': commonsCollections40Gadget,
+  jdk7u21: jdk7u21Gadget,
+  jdk8u20: jdk8u20Gadget,
+  groovy1: groovy1Gadget,
+};
 
-/** The payload in nuclei's encodings: raw, hex, gzip, gzip-base64, base64-raw, and base64 otherwise. */
-export function encodeGadget(payload: Buffer, encoding: string): string {
-  switch (encoding) {
-    case 'raw':
-      return bytesToText(payload);
-    case 'hex':
-      return payload.toString('hex');
-    case 'gzip':
-      return bytesToText(gzipGo(payload));
-    case 'gzip-base64':
-      return base64ForUrl(gzipGo(payload));
-    case 'base64-raw':
-      return payload.toString('base64');
-    default:
-      return base64ForUrl(payload);
+function commandGadget(build: (command: string) => Buffer, command: string): Buffer {
+  try {
+    return build(command);
+  } catch (error) {
+    if (error instanceof ClassFileError) throw argumentError('generate_java_gadget', error.message);
+    throw error;
   }
 }
-
-const UNBUILT_GADGETS = new Set(['jdk7u21', 'jdk8u20', 'commons-collections4.0', 'groovy1']);
 
 export const javaGadgetFunctions: readonly HelperFunction[] = [
   fixed('generate_java_gadget', 3, (args) => {
@@ -134,13 +133,8 @@ export const javaGadgetFunctions: readonly HelperFunction[] = [
         'takes three strings: the gadget, its URL or command, the encoding',
       );
     }
-    if (UNBUILT_GADGETS.has(gadget)) {
-      throw argumentError(
-        'generate_java_gadget',
-        `the "${gadget}" gadget is not supported: keyhole builds "dns" and "commons-collections3.1"`,
-      );
-    }
-    if (gadget === 'commons-collections3.1') return encodeGadget(commonsCollections31Gadget(url), encoding);
+    const build = Object.hasOwn(COMMAND_GADGETS, gadget) ? COMMAND_GADGETS[gadget] : undefined;
+    if (build !== undefined) return encodeGadget(commandGadget(build, url), encoding);
     // nuclei gives an empty text for a gadget it does not know or a URL it cannot parse
     if (gadget !== 'dns') return '';
     const payload = urlDnsGadget(url);

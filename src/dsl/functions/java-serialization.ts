@@ -18,6 +18,7 @@ const TC_CLASS = 0x76;
 const TC_BLOCKDATA = 0x77;
 const TC_ENDBLOCKDATA = 0x78;
 const TC_LONGSTRING = 0x7c;
+const TC_PROXYCLASSDESC = 0x7d;
 const BASE_WIRE_HANDLE = 0x7e0000;
 
 /** The class implements Serializable. */
@@ -104,8 +105,18 @@ export class JavaObjectStream {
     return this.nextHandle++;
   }
 
-  private reference(handle: number): this {
+  /** The handle of the object, class or array written last: what a later reference to it names. */
+  get lastHandle(): number {
+    return this.nextHandle - 1;
+  }
+
+  /** A reference to an object written before, by its handle. */
+  reference(handle: number): this {
     return this.u8(TC_REFERENCE).i32(handle);
+  }
+
+  boolean(value: boolean): this {
+    return this.u8(value ? 1 : 0);
   }
 
   null(): this {
@@ -151,6 +162,49 @@ export class JavaObjectStream {
   object(descriptor: ClassDescriptor): this {
     this.u8(TC_OBJECT).classDescriptor(descriptor);
     this.newHandle();
+    return this;
+  }
+
+  /**
+   * Starts an object of a dynamic proxy class implementing `interfaces`: its proxy class descriptor,
+   * whose superclass is java.lang.reflect.Proxy as `proxy` describes it, then (by the caller) the
+   * fields of Proxy.
+   */
+  proxyObject(interfaces: readonly string[], proxy: ClassDescriptor): this {
+    this.u8(TC_OBJECT).u8(TC_PROXYCLASSDESC);
+    this.newHandle();
+    this.i32(interfaces.length);
+    for (const name of interfaces) this.utf(name);
+    this.u8(TC_ENDBLOCKDATA); // no class annotation
+    this.classDescriptor(proxy);
+    this.newHandle();
+    return this;
+  }
+
+  /**
+   * The serializable fields of `descriptor`'s own class, in the order its descriptor lists them, each
+   * written by the function of its name.
+   */
+  fields(descriptor: ClassDescriptor, values: Readonly<Record<string, (stream: this) => void>>): this {
+    for (const name of Object.keys(values)) {
+      if (!descriptor.fields.some((field) => field.name === name)) {
+        throw new Error(`${descriptor.name} has no serializable field ${name}`);
+      }
+    }
+    for (const field of descriptor.fields) {
+      const write = values[field.name];
+      if (write === undefined) throw new Error(`no value for the field ${descriptor.name}.${field.name}`);
+      write(this);
+    }
+    return this;
+  }
+
+  /** A byte[] with its content. */
+  byteArray(descriptor: ClassDescriptor, content: Uint8Array): this {
+    this.u8(TC_ARRAY).classDescriptor(descriptor);
+    this.newHandle();
+    this.i32(content.length);
+    this.append(content);
     return this;
   }
 

@@ -1,4 +1,10 @@
-import { type CompiledExpression, compileExpression, type DslSyntaxError, type DslValue } from '../index.js';
+import {
+  type CompiledExpression,
+  compileExpression,
+  DslEvaluationError,
+  type DslSyntaxError,
+  type DslValue,
+} from '../index.js';
 
 export type Variables = Readonly<Record<string, DslValue>>;
 
@@ -24,4 +30,15 @@ export function syntaxError(source: string): DslSyntaxError {
   const expression = compileExpression(source);
   if ('evaluate' in expression) throw new Error(`expected ${JSON.stringify(source)} not to compile`);
   return expression;
+}
+
+/** The message of the evaluation error `run` must end with. */
+export function evaluationFailure(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (!(error instanceof DslEvaluationError)) throw error;
+    return error.message;
+  }
+  throw new Error('expected an evaluation error');
 }
