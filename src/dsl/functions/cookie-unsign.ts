@@ -40,11 +40,11 @@ function unwrap(cookie: string): string | undefined {
   return out === cookie ? undefined : out;
 }
 
-/** The first key of `keys` that signed the cookie (a byte string). */
-export function unsignCookie(cookie: string, keys: readonly Buffer[]): Outcome {
+/** The first key of `keys` that signed the cookie (a byte string); the list is read only for a cookie it recognises. */
+export function unsignCookie(cookie: string, keys: () => readonly Buffer[]): Outcome {
   const checks = decodeCookie(cookie);
   if (checks.length === 0) return { failure: 'could not decode cookie' };
-  for (const key of keys) {
+  for (const key of keys()) {
     if (checks.some((check) => check(key))) return { key };
   }
   return { failure: 'could not unsign cookie' };
@@ -57,7 +57,7 @@ const RECENT_LIMIT = 256;
 function unsignWithLeakedKeys(cookie: string): Outcome {
   let outcome = recent.get(cookie);
   if (outcome === undefined) {
-    outcome = unsignCookie(cookie, loadedKeys());
+    outcome = unsignCookie(cookie, loadedKeys);
     if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value as string);
     recent.set(cookie, outcome);
   }
