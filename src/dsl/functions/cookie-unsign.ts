@@ -14,7 +14,7 @@ import { type HelperFunction, ranged, textArg } from './helper.js';
 type Outcome = { readonly key: Buffer } | { readonly failure: string };
 
 /** Checks of the formats the cookie has, after unwrapping it once when it has none. */
-export function decodeCookie(cookie: string): KeyCheck[] {
+function decodeCookie(cookie: string): KeyCheck[] {
   const checks = formatChecks(cookie);
   if (checks.length > 0) return checks;
   const unwrapped = unwrap(cookie);
