@@ -467,8 +467,19 @@ function prepare(
   for (const header of headers)
     for (const detail of header.rendered.details) unresolved.push(detail.placeholder);
   if (body !== undefined) for (const detail of body.details) unresolved.push(detail.placeholder);
+  const variables = unresolvedVariablesRead(scope, [
+    text,
+    ...compiled.headers.map((h) => h.value),
+    compiled.body,
+  ]);
+  for (const detail of variables.details) unresolved.push(detail.placeholder);
   if (unresolved.length > 0 && !block.skipVariablesCheck) {
-    const texts = [rendered, ...headers.map((h) => h.rendered), ...(body === undefined ? [] : [body])];
+    const texts = [
+      rendered,
+      ...headers.map((h) => h.rendered),
+      ...(body === undefined ? [] : [body]),
+      variables,
+    ];
     return {
       skip: {
         cause: 'unresolved',
@@ -501,6 +512,21 @@ function oastOff(block: HttpBlock, index: number): SkippedRequest {
     missing: [],
     reason: 'out-of-band testing is off (-ni); the request needs a callback name ({{interactsh-url}})',
   };
+}
+
+/**
+ * The `variables:` entries the request reads that could not be evaluated: their text would be sent
+ * as written, so the request is skipped for them as for its own placeholders, as nuclei does.
+ */
+function unresolvedVariablesRead(
+  scope: RequestScope,
+  texts: readonly (TemplateString | undefined)[],
+): { readonly details: readonly UnresolvedPlaceholder[] } {
+  if (scope.unresolvedVariables.size === 0) return { details: [] };
+  const details: UnresolvedPlaceholder[] = [];
+  for (const [name, failed] of scope.unresolvedVariables)
+    if (texts.some((text) => text?.variables.includes(name))) details.push(...failed);
+  return { details };
 }
 
 /**

@@ -11,12 +11,12 @@ import { Workspace } from '../../../scan/testing/workspace.js';
 let host: TestHost;
 let ws: Workspace;
 
-const template = (id: string, path: string) => `id: ${id}
+const template = (id: string, path: string, variables = '') => `id: ${id}
 info:
   name: ${id}
   author: keyhole
   severity: info
-http:
+${variables}http:
   - method: GET
     path: ["${path}"]
     matchers:
@@ -30,6 +30,10 @@ beforeAll(async () => {
   mkdirSync(join(ws.dir, 't'));
   ws.file('t/missing-variable.yaml', template('missing-variable', '{{BaseURL}}/?key={{api_key}}'));
   ws.file('t/helper-error.yaml', template('helper-error', '{{BaseURL}}/?key={{cookie_unsign(Hostname)}}'));
+  ws.file(
+    't/variable-error.yaml',
+    template('variable-error', '{{BaseURL}}/?key={{k}}', 'variables:\n  k: "{{cookie_unsign(Hostname)}}"\n'),
+  );
   ws.file('t/fine.yaml', template('fine', '{{BaseURL}}/fine'));
 });
 
@@ -39,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('scan with requests whose {{…}} cannot be evaluated', () => {
-  it('warns once per template and cause, naming the variable or the helper error, and counts them', async () => {
+  it('warns once per template and cause, naming the variable or the helper error (in the request or in variables:), and counts them', async () => {
     const result = await ws.cli([
       'scan',
       '-u',
@@ -55,9 +59,10 @@ describe('scan with requests whose {{…}} cannot be evaluated', () => {
     expect(notSent.sort()).toEqual([
       '[WRN] [helper-error] requests not sent: {{cookie_unsign(Hostname)}} failed: cookie_unsign: could not decode cookie',
       '[WRN] [missing-variable] requests not sent: unresolved {{api_key}}; give the value with -var name=value',
+      '[WRN] [variable-error] requests not sent: {{cookie_unsign(Hostname)}} failed: cookie_unsign: could not decode cookie',
     ]);
     expect(result.err).toMatch(
-      /^ {2}not sent {7}4 requests: a \{\{…\}\} could not be evaluated \(warned above\)$/m,
+      /^ {2}not sent {7}6 requests: a \{\{…\}\} could not be evaluated \(warned above\)$/m,
     );
     expect(result.out.match(/\[fine\]/g)).toHaveLength(2);
     expect(host.requests.filter((request) => request.query.has('key'))).toEqual([]);
