@@ -18,6 +18,8 @@ export interface DashboardOptions {
   readonly store: Store;
   /** Where sessions live (a fresh in-memory set by default); tests pass their own to move the clock. */
   readonly sessions?: Sessions;
+  /** Told when a retest is queued, so an in-process runner (SQLite) starts it at once. */
+  readonly onRetestQueued?: () => void;
 }
 
 const SESSION_COOKIE = 'keyhole_session';
@@ -138,7 +140,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   });
 
   registerReadPages(app, store);
-  registerTriage(app, store);
+  registerTriage(app, store, options.onRetestQueued);
   registerKeys(app, store);
 }
 
