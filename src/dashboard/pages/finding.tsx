@@ -145,7 +145,7 @@ function RetestState(props: { requests: readonly RetestRequest[] }) {
 
 function RetestForm(props: { finding: Finding; csrfToken: string }) {
   return (
-    <form class="triage" method="post" action={`/findings/${props.finding.id}/retest`}>
+    <form class="retest" method="post" action={`/findings/${props.finding.id}/retest`}>
       <input type="hidden" name="csrf" value={props.csrfToken} />
       <button type="submit">Retest</button>
     </form>
