@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store/index.js';
+import { registerAssetUpload } from './asset-upload.js';
 import { parseCookies, serializeCookie } from './cookies.js';
 import { formOf } from './forms.js';
 import { registerKeys } from './keys.js';
@@ -141,6 +142,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
 
   registerReadPages(app, store);
   registerTriage(app, store, options.onRetestQueued);
+  registerAssetUpload(app, store);
   registerKeys(app, store);
 }
 
