@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { evaluate, evaluationFailure } from '../testing/evaluate.js';
 import { registerOutbound } from './outbound.js';
@@ -85,6 +86,21 @@ describe('wappalyzer fingerprints matched against a response', () => {
 
   it('give nothing for no headers and no body', () => {
     expect(detect('', '')).toEqual([]);
+  });
+
+  it('never fail on any body and any well-formed header values', () => {
+    const header = fc.tuple(
+      fc.constantFrom('Server', 'Set-Cookie', 'X-Orchard'),
+      fc.string({ unit: 'binary' }),
+    );
+    fc.assert(
+      fc.property(fc.array(header, { maxLength: 4 }), fc.string({ unit: 'binary' }), (headers, body) => {
+        const values = new Map(headers.map(([name, value]) => [name.toLowerCase(), value]));
+        const names = fingerprint(technologies, values, body);
+        expect(names).toEqual([...names].sort());
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
