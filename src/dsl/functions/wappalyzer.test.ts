@@ -149,6 +149,19 @@ describe('wappalyzer(headers, body)', () => {
     expect(value).toEqual(['MySQL', 'Nginx:1.25.3', 'PHP', 'WordPress:6.5.3']);
   });
 
+  it('answers again from the new file when the variable names another one', () => {
+    const other = join(scratch, 'other.json');
+    writeFileSync(other, JSON.stringify({ apps: { 'Other Server': { headers: { server: 'nginx' } } } }));
+    const scope = { header: 'Server: nginx/1.25.3\r\n', body: '' };
+    const ask = (file: string) =>
+      withEnvironment({ KEYHOLE_WAPPALYZER_FINGERPRINTS: file }, () =>
+        evaluate('wappalyzer(header, body)', scope),
+      ).value;
+    expect(ask(FIXTURE)).toEqual(['Nginx:1.25.3']);
+    expect(ask(other)).toEqual(['Other Server']);
+    expect(ask(FIXTURE)).toEqual(['Nginx:1.25.3']);
+  });
+
   it('fails saying how to enable it when no fingerprints are configured, and warns once', () => {
     const { value: failures, warnings } = withEnvironment({}, () => [
       evaluationFailure(() => evaluate('wappalyzer("", "")')),

@@ -253,6 +253,7 @@ function configuredFingerprints(): readonly Technology[] {
       outcome = error;
     }
     loaded = { file, outcome };
+    recent.clear();
   }
   if (loaded.outcome instanceof FingerprintFileError) {
     throw argumentError('wappalyzer', `${FINGERPRINTS_VARIABLE}: ${loaded.outcome.message}`);
@@ -271,12 +272,35 @@ function textOrNothing(args: readonly DslValue[], index: number, what: string): 
   );
 }
 
+/**
+ * The last answers: a template often asks about the same response more than once (a matcher and an
+ * extractor, `contains(wappalyzer(…), "A") && contains(wappalyzer(…), "B")`), and with wappalyzergo's
+ * thousands of technologies an answer costs tens of milliseconds.
+ */
+const recent = new Map<string, readonly string[]>();
+const RECENT_LIMIT = 8;
+
+function rememberedFingerprint(
+  technologies: readonly Technology[],
+  header: string,
+  body: string,
+): readonly string[] {
+  const key = `${header}\u0000${body}`;
+  let names = recent.get(key);
+  if (names === undefined) {
+    names = fingerprint(technologies, parseHeaderBlock(header), body);
+    if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value as string);
+    recent.set(key, names);
+  }
+  return names;
+}
+
 export const wappalyzerFunctions: readonly HelperFunction[] = [
   fixed('wappalyzer', 2, (args) =>
     warningOfFailure(() => {
-      const headers = parseHeaderBlock(textOrNothing(args, 0, 'headers'));
+      const header = textOrNothing(args, 0, 'headers');
       const body = textOrNothing(args, 1, 'body');
-      return fingerprint(configuredFingerprints(), headers, body);
+      return [...rememberedFingerprint(configuredFingerprints(), header, body)];
     }),
   ),
 ];
