@@ -212,3 +212,39 @@ describe('wappalyzer(headers, body)', () => {
     });
   });
 });
+
+/**
+ * With wappalyzergo's own fingerprints_data.json (not shipped: set KEYHOLE_TEST_WAPPALYZER_FINGERPRINTS
+ * to a copy), the answers wappalyzergo's tests expect of it.
+ */
+const REAL_FINGERPRINTS = process.env.KEYHOLE_TEST_WAPPALYZER_FINGERPRINTS ?? '';
+
+describe.skipIf(REAL_FINGERPRINTS === '')("wappalyzergo's fingerprints", () => {
+  let loaded: ReturnType<typeof loadFingerprints> | undefined;
+  const real = () => {
+    loaded ??= loadFingerprints(REAL_FINGERPRINTS);
+    return loaded;
+  };
+  const detectReal = (headers: string, body = '') => fingerprint(real(), parseHeaderBlock(headers), body);
+
+  it('give what wappalyzergo gives for headers and cookies', () => {
+    expect(detectReal('Set-Cookie: _uetsid=ABCDEF')).toContain('Microsoft Advertising');
+    expect(detectReal('Set-Cookie: path=/; jsessionid=111; path=/, jsessionid=111;')).toEqual(['Java']);
+    expect(
+      detectReal(
+        'Set-Cookie: jsessionid=111; path=/, XSRF-TOKEN=; expires=test, path=/ laravel_session=eyJ*',
+      ),
+    ).toEqual(['Java', 'Laravel', 'PHP']);
+    expect(detectReal('Server: now')).toContain('Vercel');
+    expect(detectReal('liferay-portal: testserver 7.3.5')).toContain('Liferay:7.3.5');
+  });
+
+  it('give what wappalyzergo gives for meta tags and html, implied technologies included', () => {
+    expect(
+      detectReal('', '<html><head><meta name="generator" content="mura cms 1"></head></html>'),
+    ).toContain('Mura CMS:1');
+    expect(detectReal('', '<html data-ng-app="rbschangeapp"><head></head><body></body></html>')).toEqual(
+      expect.arrayContaining(['AngularJS', 'PHP', 'Proximis Unified Commerce']),
+    );
+  });
+});
