@@ -323,15 +323,6 @@ describe('syntax errors', () => {
     expect(error.suggestion).toBe('contains');
   });
 
-  it('name a nuclei helper this language does not implement, and why, so that callers can say so', () => {
-    const error = syntaxError('status_code == 200 && len(wappalyzer(header, body)) > 0');
-    expect(error.message).toMatch(
-      /^the helper function "wappalyzer" is not supported: it needs wappalyzergo's technology fingerprints/,
-    );
-    expect(error.unsupportedFunction).toBe('wappalyzer');
-    expect(error.offset).toBe(26);
-  });
-
   it('name a helper called with the wrong number of arguments', () => {
     expect(syntaxError('md5()').message).toBe('md5() takes 1 argument, not 0');
     expect(syntaxError('contains(body)').message).toBe('contains() takes 2 arguments, not 1');

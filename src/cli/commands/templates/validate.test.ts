@@ -70,7 +70,7 @@ describe('keyhole templates validate', () => {
     expect(code).toBe(1);
   });
 
-  it('names a nuclei helper keyhole does not run, where it is called, and takes cookie_unsign', async () => {
+  it('warns where wappalyzer() is called without its fingerprints configured, and takes cookie_unsign', async () => {
     const dir = scratchFolder();
     const helperTemplate = (id: string, dsl: string) =>
       [
@@ -93,10 +93,16 @@ describe('keyhole templates validate', () => {
     writeFileSync(join(dir, 'cookie.yaml'), helperTemplate('cookie', 'cookie_unsign(body) != ""'));
     const io = memoryIo();
     expect(await run(['templates', 'validate', dir], io)).toBe(0);
+    expect(io.out()).toContain(`OK ${join(dir, 'tech.yaml')}`);
     expect(io.out()).toContain(
-      `unsupported: ${join(dir, 'tech.yaml')}: helper function wappalyzer() (10:22)`,
+      `${join(dir, 'tech.yaml')}:10:22: warning: calls wappalyzer(), which fails until it is configured (what needs its value is skipped): set KEYHOLE_WAPPALYZER_FINGERPRINTS to the path of a fingerprints_data.json`,
     );
+    expect(io.out()).toMatch(/^2 templates: 2 OK, 0 with errors, 0 unsupported, 1 warning$/m);
     expect(io.out()).toContain(`OK ${join(dir, 'cookie.yaml')}`);
+
+    const configured = memoryIo({ env: { KEYHOLE_WAPPALYZER_FINGERPRINTS: '/any/fingerprints_data.json' } });
+    expect(await run(['templates', 'validate', dir], configured)).toBe(0);
+    expect(configured.out()).not.toContain('warning');
   });
 
   it('points at a misspelt helper function and a bad regex by line and column', async () => {
