@@ -13,7 +13,7 @@ const markerIn = (name: string) => join(mkdtempSync(join(tmpdir(), 'keyhole-tran
 
 describe('the TemplatesImpl payload', () => {
   it.skipIf(!hasJava)(
-    'runs its command when a JVM (17, no flags) reads it and asks it for a transformer',
+    'runs its command when a JVM 17 that deserializes TemplatesImpl (the default before its late-2026 updates) reads it and asks it for a transformer',
     async () => {
       const marker = markerIn('ran');
       const report = readWithJava(templatesImplAlone(`touch ${marker}`), { transform: true });

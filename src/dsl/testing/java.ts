@@ -96,7 +96,15 @@ export interface ReadOptions {
 /** What a JVM reports reading `payload`: `class NAME`, `proxy NAMES`, then `read NAME` or `refused …`. */
 export function readWithJava(payload: Buffer, options: ReadOptions = {}): string[] {
   const classpath = [harnessFolder(), ...(options.jars ?? [])].join(':');
-  const args = ['-cp', classpath, 'GadgetReader', ...(options.transform ? ['transform'] : [])];
+  const args = [
+    // JDK 17 updates of late 2026 refuse to deserialize TemplatesImpl unless this is set; the targets
+    // these gadgets are for (and every JDK 17 before those updates) read it, so the reader does too.
+    '-Djdk.xml.enableTemplatesImplDeserialization=true',
+    '-cp',
+    classpath,
+    'GadgetReader',
+    ...(options.transform ? ['transform'] : []),
+  ];
   const output = execFileSync('java', args, { input: payload, timeout: 60_000 }).toString();
   return output.trim().split('\n');
 }
