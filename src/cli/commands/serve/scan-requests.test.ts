@@ -2,7 +2,7 @@
  * Scans started through the API and the dashboard's Rescan button, run for real against a loopback
  * target: by `keyhole serve` itself on SQLite, by `keyhole worker` on PostgreSQL.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,15 @@ describe.each(ENGINES)('scans started through the API on $engine', ({ engine, cr
     ws.file('templates/auth/secured.yaml', pathsTemplate('secured', ['{{BaseURL}}/secured']));
     ws.file('templates/web/found.yaml', pathsTemplate('found', ['{{BaseURL}}/found']));
     ws.file('templates/web/missing.yaml', pathsTemplate('missing', ['{{BaseURL}}/missing']));
+    mkdirSync(join(ws.dir, 'templates', 'tagged'), { recursive: true });
+    ws.file(
+      'templates/tagged/tagged.yaml',
+      pathsTemplate('tagged', ['{{BaseURL}}/found']).replace(
+        '  severity: info',
+        '  severity: info\n  tags: exposure,demo',
+      ),
+    );
+    symlinkSync(ws.dir, join(ws.dir, 'templates', 'escape'));
     ws.file('outside.yaml', pathsTemplate('outside', ['{{BaseURL}}/found']));
     ws.file(
       'secrets.yaml',
@@ -136,13 +145,20 @@ describe.each(ENGINES)('scans started through the API on $engine', ({ engine, cr
     expect(results.data.map((r) => r.template_id)).toEqual(['found']);
   });
 
-  it('chooses templates by ids as keyhole scan does', async () => {
-    const response = await start({ targets: [host.origin], template_ids: ['found'] });
-    const body = (await response.json()) as { id: string };
-    expect(response.status, JSON.stringify(body)).toBe(200);
-    expect((await ended(body.id)).status).toBe('finished');
-    const results = (await get(`/v1/scans/result/${body.id}?limit=10`)) as { data: unknown[] };
-    expect(results.data).toHaveLength(1);
+  it('chooses templates by ids and tags as keyhole scan does', async () => {
+    for (const [choice, expected] of [
+      [{ template_ids: ['found'] }, ['found']],
+      [{ tags: ['exposure'] }, ['tagged']],
+    ] as const) {
+      const response = await start({ targets: [host.origin], ...choice });
+      const body = (await response.json()) as { id: string };
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      expect((await ended(body.id)).status).toBe('finished');
+      const results = (await get(`/v1/scans/result/${body.id}?limit=10`)) as {
+        data: { template_id: string }[];
+      };
+      expect(results.data.map((r) => r.template_id)).toEqual(expected);
+    }
   });
 
   it('runs a scan naming a secret file with its secret, by a runner that has the file', async () => {
@@ -190,6 +206,10 @@ describe.each(ENGINES)('scans started through the API on $engine', ({ engine, cr
       'outside the templates folder',
     );
     await refused({ targets: [host.origin], templates: [`${ws.dir}/outside.yaml`] }, 'templates');
+    expect(
+      await refused({ targets: [host.origin], templates: ['escape/outside.yaml'] }, 'templates'),
+    ).toContain('outside the templates folder');
+    await refused({ targets: [host.origin], templates: ['web/*.yaml'] }, 'templates');
     await refused({ targets: [host.origin], templates: ['nope.yaml'] }, 'templates');
     await refused({ targets: [host.origin] }, 'templates');
     await refused({ targets: [host.origin], tags: ['../x'] }, 'tags');
@@ -226,6 +246,10 @@ describe.each(ENGINES)('scans started through the API on $engine', ({ engine, cr
     expect(await store.scans.targets(again)).toEqual([host.origin]);
     const results = (await get(`/v1/scans/result/${again}?limit=10`)) as { data: { template_id: string }[] };
     expect(results.data.map((r) => r.template_id)).toEqual(['found']);
+    const partner = await store.teams.ensure('partner');
+    const theirs = await store.scans.create({ teamId: partner.id, name: 'theirs', targets: [host.origin] });
+    const forged = await browser.post(`/scans/${theirs.id}/rescan`, { csrf: hiddenField(page.body, 'csrf') });
+    expect(forged.status).toBe(404);
     const reader = new Browser(apiUrl);
     await reader.signIn(readKey);
     expect((await reader.get(`/scans/${first.id}`)).body).not.toContain('Rescan');
