@@ -498,10 +498,10 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
   describe('errors', () => {
     it('answers JSON 404 for an unknown route and 405 for a wrong method', async () => {
       expect(await api.get('/v1/scan', key)).toMatchObject({ status: 404, body: { code: 'not_found' } });
-      const post = await fetch(`${api.url}/v1/scans`, { method: 'POST', headers: { 'X-API-Key': key } });
-      expect(post.status).toBe(405);
-      expect(post.headers.get('allow')).toBe('GET, HEAD');
-      expect(await post.json()).toMatchObject({ code: 'method_not_allowed' });
+      const put = await fetch(`${api.url}/v1/scans`, { method: 'PUT', headers: { 'X-API-Key': key } });
+      expect(put.status).toBe(405);
+      expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
+      expect(await put.json()).toMatchObject({ code: 'method_not_allowed' });
     });
 
     it('answers 500 with an error id and no internals when stored data is broken', async () => {

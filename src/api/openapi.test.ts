@@ -86,4 +86,15 @@ describe.each(ENGINES)('/openapi.json on $engine', ({ create }) => {
       'failed',
     ]);
   });
+
+  it('documents starting a scan: its body’s parameters, a write key, 400 and 404', () => {
+    const start = document.paths['/v1/scans'].post;
+    expect(Object.keys(start.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']));
+    const body = start.requestBody.content['application/json'].schema;
+    expect(Object.keys(body.properties).sort()).toEqual(
+      ['asset_id', 'name', 'secret_file', 'tags', 'targets', 'template_ids', 'templates'].sort(),
+    );
+    expect(body.additionalProperties).toBe(false);
+    expect(start.responses['200'].content['application/json'].schema.required).toEqual(['id', 'message']);
+  });
 });

@@ -20,6 +20,7 @@ import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { apiLogger } from './log.js';
 import { readRoutes } from './routes/reads.js';
+import type { ScanStarter } from './routes/scan-requests.js';
 import { writeRoutes } from './routes/writes.js';
 import {
   AssetsQuery,
@@ -59,6 +60,8 @@ export interface ApiOptions {
   readonly tls?: { readonly cert: string; readonly key: string };
   /** Told when a retest is queued, so an in-process runner (SQLite) starts it at once. */
   readonly onRetestQueued?: () => void;
+  /** Starts the scans asked for with `POST /v1/scans`; without it that route answers 503. */
+  readonly startScan?: ScanStarter;
 }
 
 /** The default per-key rate: 600 requests a minute (10/s), ample for dashboards and CI. */
@@ -66,7 +69,7 @@ export const DEFAULT_RATE_LIMIT = 600;
 
 /** The listings, and the methods besides GET and HEAD that each also answers (see routes/writes.ts). */
 const V1_PATHS: Readonly<Record<string, readonly string[]>> = {
-  '/v1/scans': [],
+  '/v1/scans': ['POST'],
   '/v1/assets': ['POST'],
   '/v1/retest': [],
 };
@@ -304,7 +307,11 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       });
     },
   );
-  await v1.register(writeRoutes, { store, onRetestQueued: options.onRetestQueued });
+  await v1.register(writeRoutes, {
+    store,
+    onRetestQueued: options.onRetestQueued,
+    startScan: options.startScan,
+  });
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112, section 3.2). */

@@ -10,6 +10,7 @@ import { ErrorPage } from './pages/error.js';
 import { SignInPage } from './pages/sign-in.js';
 import { PageError, type Query, text } from './params.js';
 import { registerReadPages } from './read-pages.js';
+import { type Rescan, registerRescan } from './rescan.js';
 import { addSecurityHeaders, requireSameOrigin, safeReturnPath } from './security.js';
 import { type Session, Sessions, tokensMatch } from './sessions.js';
 import { STATIC_FILES } from './static.js';
@@ -21,6 +22,8 @@ export interface DashboardOptions {
   readonly sessions?: Sessions;
   /** Told when a retest is queued, so an in-process runner (SQLite) starts it at once. */
   readonly onRetestQueued?: () => void;
+  /** Starts a scan again (the Rescan button); without it the scan page has no such button. */
+  readonly rescan?: Rescan;
 }
 
 const SESSION_COOKIE = 'keyhole_session';
@@ -140,8 +143,9 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
     return reply.redirect('/sign-in', 303);
   });
 
-  registerReadPages(app, store);
+  registerReadPages(app, store, options.rescan !== undefined);
   registerTriage(app, store, options.onRetestQueued);
+  if (options.rescan !== undefined) registerRescan(app, options.rescan);
   registerAssetUpload(app, store);
   registerKeys(app, store);
 }

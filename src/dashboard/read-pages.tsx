@@ -28,7 +28,7 @@ const SUGGESTIONS = 200;
 const POLLED_SCANS = 50;
 
 /** The read-only pages: every query is scoped to the signed-in key's team. */
-export function registerReadPages(app: FastifyInstance, store: Store): void {
+export function registerReadPages(app: FastifyInstance, store: Store, canRescan: boolean): void {
   const page = (
     path: string,
     render: (viewer: Viewer, teamId: string, request: FastifyRequest) => Promise<ComponentChildren>,
@@ -108,6 +108,7 @@ export function registerReadPages(app: FastifyInstance, store: Store): void {
           paged: after !== undefined,
           hosts,
           templateIds,
+          canRescan,
         }}
       />
     );

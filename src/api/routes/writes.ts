@@ -3,6 +3,7 @@ import type { Store } from '../../store/index.js';
 import { requireWriteScope } from './access.js';
 import { assetUploadRoutes } from './asset-uploads.js';
 import { retestRequestWrites } from './retest-requests.js';
+import { type ScanStarter, scanRequestWrites } from './scan-requests.js';
 import { scanUploadRoutes } from './scan-uploads.js';
 import { triageRoutes } from './triage.js';
 
@@ -12,7 +13,11 @@ import { triageRoutes } from './triage.js';
  */
 export async function writeRoutes(
   v1: FastifyInstance,
-  options: { store: Store; onRetestQueued?: (() => void) | undefined },
+  options: {
+    store: Store;
+    onRetestQueued?: (() => void) | undefined;
+    startScan?: ScanStarter | undefined;
+  },
 ): Promise<void> {
   v1.addHook('onRequest', requireWriteScope);
   const { store } = options;
@@ -23,4 +28,5 @@ export async function writeRoutes(
     store: options.store,
     ...(options.onRetestQueued === undefined ? {} : { onQueued: options.onRetestQueued }),
   });
+  await v1.register(scanRequestWrites, { startScan: options.startScan });
 }

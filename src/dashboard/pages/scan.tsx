@@ -23,6 +23,8 @@ export interface ScanView {
   readonly paged: boolean;
   readonly hosts: readonly string[];
   readonly templateIds: readonly string[];
+  /** The server starts scans again (`keyhole serve`): a write key sees the Rescan button. */
+  readonly canRescan: boolean;
 }
 
 const SORT_LABELS: Record<FindingSort, string> = {
@@ -45,6 +47,12 @@ export function ScanPage(props: { viewer: Viewer; view: ScanView }) {
   return (
     <Layout title={scan.name === '' ? scan.id : scan.name} viewer={props.viewer} section="scans">
       <h1>{scan.name === '' ? scan.id : scan.name}</h1>
+      {props.view.canRescan && props.viewer.scope === 'write' && !live ? (
+        <form class="rescan" method="post" action={`/scans/${scan.id}/rescan`}>
+          <input type="hidden" name="csrf" value={props.viewer.csrfToken} />
+          <button type="submit">Rescan</button>
+        </form>
+      ) : null}
       <dl class="facts" data-live-scan={live ? scan.id : undefined}>
         <dt>Status</dt>
         <dd>

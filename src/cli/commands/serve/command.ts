@@ -23,12 +23,16 @@ Retests asked for through the API (POST /v1/scans/{vuln_id}/retest, the dashboar
 button) are run by this process on SQLite, with the secret files of --secrets; on PostgreSQL
 keyhole worker runs them (with its -sf files). A finding found with a secret waits for a runner
 that has secret files.
+Scans started through the API (POST /v1/scans, the dashboard's Rescan button) choose their
+templates in --templates-dir as keyhole scan -t/-tags/-id do, and may name one of the --secrets
+files (secret_file); this process runs them on SQLite, keyhole worker on PostgreSQL.
 
 Examples:
   keyhole serve
   keyhole serve --host 0.0.0.0 --port 9000 --db postgres://keyhole@db.internal/keyhole
   keyhole serve --host 0.0.0.0 --port 8443 --tls-cert server.crt --tls-key server.key
   keyhole serve --secrets staging.secrets.yaml
+  keyhole serve --templates-dir ~/nuclei-templates --secrets staging.secrets.yaml
   curl -H "X-API-Key: $API_KEY" 'http://127.0.0.1:8080/v1/scans?status=running,finished&limit=20'
 `;
 
@@ -57,7 +61,11 @@ function defineServe(program: Command) {
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (unencrypted)')
     .option(
       '--secrets <file...>',
-      'secret files for the retests asked for through the API (SQLite: this process runs them); secrets are never sent over the API',
+      'secret files for the retests and scans asked for through the API (SQLite: this process runs them; a scan names one with secret_file); secrets are never sent over the API',
+    )
+    .option(
+      '--templates-dir <dir>',
+      'the templates folder of the scans started through the API (default: $KEYHOLE_TEMPLATES, else ~/nuclei-templates)',
     )
     .addOption(
       new Option('--log-level <level>', 'JSON log level')

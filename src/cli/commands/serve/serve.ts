@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { type Logger, pino } from 'pino';
-import { buildApi } from '../../../api/index.js';
+import { buildApi, ScanRequestError } from '../../../api/index.js';
 import { dashboard } from '../../../dashboard/index.js';
 import { runRetestRequests } from '../../../queue/index.js';
 import type { ScanSession } from '../../../scan/index.js';
@@ -12,7 +12,10 @@ import { runConfig } from '../../shared/request-config.js';
 import { ScanOutput } from '../../shared/scan-output.js';
 import { readSecrets, withCommandSession } from '../../shared/session.js';
 import { withStore } from '../../shared/store.js';
+import { scanConfig } from '../scan/config.js';
+import { templatesDirectory } from '../scan/library.js';
 import type { ServeFlags } from './command.js';
+import { type KnownSecretFile, type ServerScanOptions, ServerScans } from './scans.js';
 import { readTlsPair } from './tls.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
@@ -25,26 +28,47 @@ export async function serve(options: ServeFlags, io: CliIo): Promise<number> {
   const output = new ScanOutput(io, { jsonl: false, silent: false, matcherStatus: false, output: undefined });
   // The secret files are checked before the store is opened: a usage error opens nothing.
   const secrets = await readSecrets(config, io, output);
+  const secretFiles = await knownSecretFiles(options.secrets ?? [], io, output);
+  const templatesDir = await templatesDirectory(
+    scanConfig(options.templatesDir === undefined ? {} : { templatesDir: options.templatesDir }),
+    io,
+  );
+  const scans = { templatesDir, secretFiles };
   await withStore(io, options.db, { create: false }, async (store) => {
     const logger = pino({ level: options.logLevel }, { write: (line: string) => io.stdout.write(line) });
     if (store.engine === 'postgres') {
-      if (secrets !== undefined)
-        logger.warn('--secrets is for SQLite stores: on PostgreSQL, keyhole worker -sf runs the retests');
-      await serveUntilStopped(io, store, options, logger, tls, undefined);
+      await serveUntilStopped(io, store, options, logger, tls, { ...scans, session: undefined });
       return;
     }
     // Ctrl-C is this command's to handle: the retest session only stops with the server.
     const { interrupts: _caughtByServe, ...quiet } = io;
     await withCommandSession(config, secrets, { io: quiet, output }, undefined, (session) =>
-      serveUntilStopped(io, store, options, logger, tls, { session, hasSecrets: secrets !== undefined }),
+      serveUntilStopped(io, store, options, logger, tls, {
+        ...scans,
+        session,
+        hasSecrets: secrets !== undefined,
+      }),
     );
   });
   return ExitCode.ok;
 }
 
-interface InProcessRetests {
-  readonly session: ScanSession;
-  readonly hasSecrets: boolean;
+/** What the server runs with: on SQLite a session of its own for retests and scans; on PostgreSQL none. */
+type Runner = Omit<ServerScanOptions, 'signal' | 'log'> &
+  ({ readonly session: ScanSession; readonly hasSecrets: boolean } | { readonly session: undefined });
+
+/** Each file of `--secrets` on its own, so that a scan started through the API names one. */
+async function knownSecretFiles(
+  files: readonly string[],
+  io: CliIo,
+  output: ScanOutput,
+): Promise<KnownSecretFile[]> {
+  const known: KnownSecretFile[] = [];
+  for (const given of files) {
+    const secrets = await readSecrets({ secretFiles: [given] }, io, output);
+    if (secrets !== undefined) known.push({ given, secrets });
+  }
+  return known;
 }
 
 async function serveUntilStopped(
@@ -53,9 +77,16 @@ async function serveUntilStopped(
   options: ServeFlags,
   logger: Logger,
   tls: { cert: string; key: string } | undefined,
-  retests: InProcessRetests | undefined,
+  runner: Runner,
 ): Promise<void> {
   const wakeUps = new WakeUps();
+  const stop = new AbortController();
+  const scans = new ServerScans(store, {
+    ...runner,
+    signal: stop.signal,
+    log: { info: (text) => logger.info(text), error: (text) => logger.error(text) },
+  });
+  const retests = runner.session === undefined ? undefined : runner;
   const app = await buildApi({
     store,
     logger,
@@ -63,8 +94,17 @@ async function serveUntilStopped(
     cache: options.cache,
     ...(tls === undefined ? {} : { tls }),
     ...(retests === undefined ? {} : { onRetestQueued: () => wakeUps.wake() }),
+    startScan: scans.start,
   });
-  await app.register(dashboard, { store, onRetestQueued: () => wakeUps.wake() });
+  await app.register(dashboard, {
+    store,
+    onRetestQueued: () => wakeUps.wake(),
+    rescan: (scanId: string, teamId: string) =>
+      scans.rescan(scanId, teamId).catch((error: unknown) => {
+        if (error instanceof ScanRequestError) return { error: error.message, status: error.status };
+        throw error;
+      }),
+  });
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
@@ -83,7 +123,6 @@ async function serveUntilStopped(
     },
     'listening',
   );
-  const stop = new AbortController();
   const running =
     retests === undefined
       ? Promise.resolve()
@@ -105,6 +144,7 @@ async function serveUntilStopped(
   wakeUps.wake();
   await app.close();
   await running;
+  await scans.stopped();
   logger.info('stopped');
 }
 
