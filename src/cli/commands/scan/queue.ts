@@ -1,7 +1,7 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
 import { enqueueScan } from '../../../queue/index.js';
 import type { PlanTemplate } from '../../../scan/index.js';
-import type { AuthEntry, Store } from '../../../store/index.js';
+import type { AuthEntry, Scan, Store } from '../../../store/index.js';
 import { DeferredTemplate, readTemplateText } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
@@ -57,6 +57,27 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
       `only workers whose secret files have ${entries} run it (the same kind and scope; values stay with the workers)`,
     );
   }
+  return ExitCode.ok;
+}
+
+/**
+ * `-resume` of a scan that ran on workers and failed: queued again for them, its chunks done left
+ * as they are (their runs are not made again) and the others pending with their tries from zero.
+ * Its id on stdout, as `--queue` prints it.
+ */
+export async function requeueScan(store: Store, scan: Scan, io: CliIo, output: ScanOutput): Promise<number> {
+  const requeued = await store.chunks.requeue(scan.id);
+  if (requeued === undefined) {
+    const now = await store.scans.require(scan.id);
+    throw new UserError(
+      `-resume ${scan.id}: the scan is ${now.status} now; only a failed queued scan is queued again`,
+    );
+  }
+  io.stdout.write(`${scan.id}\n`);
+  output.info(
+    `queued scan ${scan.id} again: ${plural(requeued.pending, 'chunk')} to run, ` +
+      `${plural(requeued.done, 'chunk')} done before are not run again; keyhole worker with the same --db runs it`,
+  );
   return ExitCode.ok;
 }
 
