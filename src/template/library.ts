@@ -9,7 +9,7 @@ import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index
 import { CheckedCache } from './checked-cache.js';
 import { DeferredTemplate, summaryOf, type TemplateSummary } from './deferred.js';
 import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
-import { MetadataCache } from './metadata-cache.js';
+import { type FileStamp, MetadataCache } from './metadata-cache.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import type { PayloadFileReader } from './payloads.js';
 import { readQuickFields } from './quick-metadata.js';
@@ -157,14 +157,12 @@ async function selectOne(
   const text = read.text;
   const key = caches.checked === undefined ? undefined : CheckedCache.keyOf(text);
   // A -tc condition reads the compiled template, which the cache does not keep.
-  const checked = filter.conditions.length > 0 ? undefined : caches.checked?.lookup(key as string, file);
+  const checked =
+    key === undefined || filter.conditions.length > 0 ? undefined : caches.checked?.lookup(key, file);
   if (checked !== undefined) {
-    if (judged && remembered === undefined) {
-      const metadata = fieldsOf(checked.summary);
-      if (stamp !== undefined) cache?.record(metadata, stamp);
-      const verdict = judge(source, options, metadata);
-      if (verdict !== undefined) return verdict;
-    }
+    const judging = judged && remembered === undefined;
+    const verdict = judging ? judgeRemembered(source, options, checked.summary, stamp, cache) : undefined;
+    if (verdict !== undefined) return verdict;
     const template = new DeferredTemplate(checked.summary, text, source.root);
     return { status: 'ok', file, template, diagnostics: checked.warnings };
   }
@@ -192,6 +190,19 @@ async function selectOne(
   if (key !== undefined && !payloadFiles.used) caches.checked?.record(key, summary, result.diagnostics);
   if (!conditionsHold(filter, result.template)) return 'filteredOut';
   return { ...result, template: new DeferredTemplate(summary, text, source.root) };
+}
+
+/** {@link judge} on a template the compiled-template cache remembers; its fields go to the metadata cache. */
+function judgeRemembered(
+  source: TemplateFile,
+  options: SelectOptions,
+  summary: TemplateSummary,
+  stamp: FileStamp | undefined,
+  cache: MetadataCache | undefined,
+): 'filteredOut' | 'leftOutByDefault' | undefined {
+  const metadata = fieldsOf(summary);
+  if (stamp !== undefined) cache?.record(metadata, stamp);
+  return judge(source, options, metadata);
 }
 
 /** A payload file reader that says whether it was asked for a file. */
