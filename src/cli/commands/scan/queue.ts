@@ -61,11 +61,24 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
 }
 
 /**
- * `-resume` of a scan that ran on workers and failed: queued again for them, its chunks done left
- * as they are (their runs are not made again) and the others pending with their tries from zero.
- * Its id on stdout, as `--queue` prints it.
+ * `-resume` of a scan queued for workers. One that failed is queued again: its chunks done are
+ * left as they are (their runs are not made again), the others are pending with their tries from
+ * zero; its id on stdout, as `--queue` prints it. One still queued or running needs no resume.
  */
-export async function requeueScan(store: Store, scan: Scan, io: CliIo, output: ScanOutput): Promise<number> {
+export async function resumeQueuedScan(
+  store: Store,
+  scan: Scan,
+  secretsGiven: boolean,
+  io: CliIo,
+  output: ScanOutput,
+): Promise<number> {
+  if (scan.status !== 'failed') {
+    throw new UserError(
+      `-resume ${scan.id}: the scan is ${scan.status} on the workers; any keyhole worker with the same --db goes on with it (a chunk whose worker died is taken again once its lease runs out)`,
+    );
+  }
+  if (secretsGiven)
+    output.info('-sf is not used: the workers that take the scan read their own secret files');
   const requeued = await store.chunks.requeue(scan.id);
   if (requeued === undefined) {
     const now = await store.scans.require(scan.id);

@@ -29,7 +29,7 @@ import type { ScanFlags } from './command.js';
 import { type ScanConfig, scanConfig } from './config.js';
 import { readGiven, type ScanInputs } from './inputs.js';
 import { chooseTemplates, showTemplates } from './library.js';
-import { queueScan, requeueScan, storedText } from './queue.js';
+import { queueScan, resumeQueuedScan, storedText } from './queue.js';
 import { storedScanInputs } from './rescan.js';
 import { authSummary, summaryOf } from './summary.js';
 import { storedAssets } from './targets.js';
@@ -85,11 +85,9 @@ async function resume(config: ScanConfig, scanId: string, io: CliIo, output: Sca
   return withStore(io, config.db, { create: false }, async (store) => {
     const team = await existingTeam(store, config.team);
     const stored = await store.scans.get(scanId, team.id);
-    if (stored?.isCloud === true && stored.status === 'failed') {
+    if (stored?.isCloud === true && stored.status !== 'finished') {
       requireQueueStore(config.db, io, '-resume of a queued scan');
-      if (secrets !== undefined)
-        output.info('-sf is not used: the workers that take the scan read their own secret files');
-      return requeueScan(store, stored, io, output);
+      return resumeQueuedScan(store, stored, secrets !== undefined, io, output);
     }
     const inputs = await storedScanInputs(store, team.id, scanId, secrets, output, '-resume');
     const done = new Set((await store.runs.done(scanId)).map(runKey));

@@ -415,6 +415,12 @@ describe('keyhole scan --queue and keyhole worker', () => {
       ['pending', 0],
     ]);
 
+    const waiting = await ws.cli(['scan', '-resume', scanId, '--db', url]);
+    expect(waiting.code).toBe(1);
+    expect(waiting.err).toContain(
+      `-resume ${scanId}: the scan is queued on the workers; any keyhole worker with the same --db goes on with it`,
+    );
+
     const working = worker('-sf', 'working.yaml', '-c', '1');
     await until(async () => (await store.scans.require(scanId)).status === 'finished');
     expect(await working.stop()).toBe(0);
