@@ -8,7 +8,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
 import { CheckedCache } from './checked-cache.js';
 import { DeferredTemplate, summaryOf, type TemplateSummary } from './deferred.js';
-import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
+import { listTemplateFiles, payloadFileReader, readTemplateText, rememberedFileChecks } from './load.js';
 import { type FileStamp, MetadataCache } from './metadata-cache.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import type { PayloadFileReader } from './payloads.js';
@@ -81,6 +81,8 @@ export interface SelectOptions {
 interface Caches {
   readonly metadata: MetadataCache | undefined;
   readonly checked: CheckedCache | undefined;
+  /** Whether a path is a file, asked once per path in a selection (payload files are looked up). */
+  readonly isFileAt: (path: string) => boolean;
 }
 
 /** Files read at once: enough to keep the disk busy, few enough not to hold thousands of texts. */
@@ -96,6 +98,7 @@ export async function selectTemplates(paths: readonly string[], options: SelectO
     metadata: options.cacheFile === undefined ? undefined : await MetadataCache.open(options.cacheFile),
     checked:
       options.checkedCacheFile === undefined ? undefined : await CheckedCache.open(options.checkedCacheFile),
+    isFileAt: rememberedFileChecks(),
   };
   const results: (SelectedResult | undefined)[] = new Array(files.length);
   const counts = { filteredOut: 0, leftOutByDefault: 0 };
@@ -180,7 +183,7 @@ async function selectOne(
       if (verdict !== undefined) return verdict;
     }
   }
-  const payloadFiles = watchedReader(payloadFileReader(source.root));
+  const payloadFiles = watchedReader(payloadFileReader(source.root, undefined, caches.isFileAt));
   const result = parseTemplateSource(file, text, parsed ?? parseTemplateText(file, text), {
     payloadFiles,
   });
