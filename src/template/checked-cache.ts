@@ -70,7 +70,7 @@ export class CheckedCache {
   record(key: string, summary: TemplateSummary, warnings: readonly Diagnostic[]): void {
     const { file: _, ...kept } = summary;
     const stored = warnings.map(({ file: _file, ...rest }) => rest);
-    this.entries.set(key, { ...kept, info: kept.info, warnings: stored });
+    this.entries.set(key, { ...kept, warnings: stored });
     this.used.add(key);
     this.changed = true;
   }
