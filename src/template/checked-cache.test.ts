@@ -52,7 +52,11 @@ async function rename(from: string, to: string): Promise<void> {
 describe('the cache of templates that compiled', () => {
   it('takes a template whose text it remembers without compiling it, and compiles it in full when it runs', async () => {
     expect(await names()).toEqual(['a name', 'b name']);
-    expect(Object.values(await entries()).map((e) => e.id)).toEqual(['a', 'b']);
+    expect(
+      Object.values(await entries())
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(['a', 'b']);
     await rename('a name', 'remembered');
     const { results } = await select();
     expect(results.map((r) => (r.status === 'ok' ? r.template.info.name : r.status))).toEqual([
@@ -113,7 +117,11 @@ describe('the cache of templates that compiled', () => {
     await writeFile(join(library, 'c.yaml'), 'id: c\ninfo: [broken\n');
     const { results } = await select();
     expect(results.map((r) => r.status)).toEqual(['ok', 'ok', 'error']);
-    expect(Object.values(await entries()).map((e) => e.id)).toEqual(['a']);
+    expect(
+      Object.values(await entries())
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(['a']);
   });
 
   it('ignores a cache file it cannot read as one and writes it anew', async () => {
@@ -126,7 +134,11 @@ describe('the cache of templates that compiled', () => {
     ]) {
       await writeFile(checkedCacheFile, corrupt);
       expect(await names()).toEqual(['a name', 'b name']);
-      expect(Object.values(await entries()).map((e) => e.id)).toEqual(['a', 'b']);
+      expect(
+        Object.values(await entries())
+          .map((e) => e.id)
+          .sort(),
+      ).toEqual(['a', 'b']);
     }
   });
 });
