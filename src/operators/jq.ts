@@ -15,6 +15,10 @@ interface JqRuntime {
 const require = createRequire(import.meta.url);
 const runtime = await (require('jq-web') as Promise<JqRuntime>);
 
+/** How many verdicts of {@link JqQuery.compile} are remembered. */
+const CHECKED_KEPT = 1024;
+const checked = new Map<string, JqQuery | JqSyntaxError>();
+
 export class JqSyntaxError {
   constructor(
     readonly query: string,
@@ -29,14 +33,24 @@ export class JqSyntaxError {
 export class JqQuery {
   private constructor(readonly query: string) {}
 
-  /** Checks the query without running it (syntax, unknown functions and variables). */
+  /**
+   * Checks the query without running it (syntax, unknown functions and variables). A check runs
+   * jq whole, so the verdicts on the last queries checked are remembered: a library's templates
+   * repeat their queries, and a scan compiles each template again when its runs start.
+   */
   static compile(query: string): JqQuery | JqSyntaxError {
+    const known = checked.get(query);
+    if (known !== undefined) return known;
+    let verdict: JqQuery | JqSyntaxError;
     try {
       run('null', `empty | (${query})`, ['-n']);
-      return new JqQuery(query);
+      verdict = new JqQuery(query);
     } catch (error) {
-      return new JqSyntaxError(query, jqReason(error));
+      verdict = new JqSyntaxError(query, jqReason(error));
     }
+    if (checked.size >= CHECKED_KEPT) checked.delete(checked.keys().next().value as string);
+    checked.set(query, verdict);
+    return verdict;
   }
 
   /**

@@ -113,10 +113,16 @@ export class ScanChunks {
       const row = claimed.rows[0];
       if (row === undefined) return undefined;
       const now = Date.now();
-      // A note on why the scan waited (see noteWaiting) is over once a worker takes it.
+      // A note on why the scan waited (see noteWaiting) is over once a worker takes it. A resumed
+      // scan keeps its first start: its elapsed time counts from there, as a local -resume's does.
       await db
         .updateTable('scan')
-        .set({ status: 'running', started_at: now, updated_at: now, failure_reason: '' })
+        .set({
+          status: 'running',
+          started_at: sql<number>`coalesce(started_at, ${now})` as never,
+          updated_at: now,
+          failure_reason: '',
+        })
         .where('id', '=', row.scan_id)
         .where('status', '=', 'queued')
         .execute();
@@ -292,6 +298,52 @@ export class ScanChunks {
         .where('status', 'in', ['queued', 'running'])
         .execute();
       return 'scan-failed';
+    });
+  }
+
+  /**
+   * `-resume` of a queued scan that failed: it is queued again, and every chunk not done is
+   * pending again with its tries counted from zero; the chunks done are not run again. Undefined
+   * when the scan is not a failed queued scan (it finished, runs, or was resumed meanwhile).
+   */
+  async requeue(scanId: string): Promise<{ readonly pending: number; readonly done: number } | undefined> {
+    return writeTransaction(this.postgres(), async (db) => {
+      await lockScan(db, scanId);
+      const queued = await db
+        .updateTable('scan')
+        .set({
+          status: 'queued',
+          failure_reason: '',
+          completed_at: null,
+          elapsed_ms: null,
+          updated_at: Date.now(),
+        })
+        .where('id', '=', scanId)
+        .where('status', '=', 'failed')
+        .where('is_cloud', '=', 1)
+        .executeTakeFirst();
+      if (Number(queued.numUpdatedRows) === 0) return undefined;
+      const pending = await db
+        .updateTable('scan_chunk')
+        .set({
+          state: 'pending',
+          worker: null,
+          lease_until: null,
+          runs_done: 0,
+          attempts: 0,
+          last_error: '',
+          updated_at: Date.now(),
+        })
+        .where('scan_id', '=', scanId)
+        .where('state', '!=', 'done')
+        .executeTakeFirst();
+      const done = await db
+        .selectFrom('scan_chunk')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('scan_id', '=', scanId)
+        .where('state', '=', 'done')
+        .executeTakeFirstOrThrow();
+      return { pending: Number(pending.numUpdatedRows), done: Number(done.n) };
     });
   }
 

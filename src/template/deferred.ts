@@ -12,7 +12,30 @@ import { writesOastName } from './placeholders.js';
 /** What a scan does to each compiled template before running it (`-var` payload files). */
 export type TemplateChange = (template: ParsedTemplate) => ParsedTemplate | Error;
 
-export class DeferredTemplate {
+/** What a scan needs of a template before running it. */
+export interface TemplateSummary {
+  readonly file: string;
+  readonly id: string;
+  readonly info: TemplateInfo;
+  readonly selfContained: boolean;
+  readonly requestCount: number;
+  /** Its requests write `{{interactsh-url}}`: its runs need an interactsh server. */
+  readonly writesOastName: boolean;
+}
+
+/** The summary of a compiled template. */
+export function summaryOf(template: ParsedTemplate): TemplateSummary {
+  return {
+    file: template.file,
+    id: template.id,
+    info: template.info,
+    selfContained: template.selfContained,
+    requestCount: template.requestCount,
+    writesOastName: template.http.some(writesOastName),
+  };
+}
+
+export class DeferredTemplate implements TemplateSummary {
   readonly file: string;
   readonly id: string;
   readonly info: TemplateInfo;
@@ -22,11 +45,12 @@ export class DeferredTemplate {
   readonly writesOastName: boolean;
 
   /**
-   * @param checked the template as compiled once from `text` (its summary is kept, not it)
+   * @param checked the summary of the template as compiled once from `text` (or as a cache
+   *   remembers it)
    * @param root the folder its payload files are looked up in, up from its own
    */
   constructor(
-    checked: ParsedTemplate,
+    checked: TemplateSummary,
     readonly text: string,
     private readonly root: string,
     private readonly change: TemplateChange = (template) => template,
@@ -36,7 +60,7 @@ export class DeferredTemplate {
     this.info = checked.info;
     this.selfContained = checked.selfContained;
     this.requestCount = checked.requestCount;
-    this.writesOastName = checked.http.some(writesOastName);
+    this.writesOastName = checked.writesOastName;
   }
 
   /**
@@ -66,6 +90,6 @@ export class DeferredTemplate {
     };
     const checked = change(this.compile());
     if (checked instanceof Error) return checked;
-    return new DeferredTemplate(checked, this.text, this.root, both);
+    return new DeferredTemplate(summaryOf(checked), this.text, this.root, both);
   }
 }

@@ -6,10 +6,12 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
-import { DeferredTemplate } from './deferred.js';
-import { listTemplateFiles, payloadFileReader, readTemplateText } from './load.js';
-import { MetadataCache } from './metadata-cache.js';
+import { CheckedCache } from './checked-cache.js';
+import { DeferredTemplate, summaryOf, type TemplateSummary } from './deferred.js';
+import { listTemplateFiles, payloadFileReader, readTemplateText, rememberedFileChecks } from './load.js';
+import { type FileStamp, MetadataCache } from './metadata-cache.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
+import type { PayloadFileReader } from './payloads.js';
 import { readQuickFields } from './quick-metadata.js';
 import {
   conditionsHold,
@@ -69,6 +71,18 @@ export interface SelectOptions {
    * {@link MetadataCache}); without one, every file is read to judge it.
    */
   readonly cacheFile?: string | undefined;
+  /**
+   * Where the templates that compiled are remembered by the hash of their text (see
+   * {@link CheckedCache}); without one, every template taken is parsed and compiled.
+   */
+  readonly checkedCacheFile?: string | undefined;
+}
+
+interface Caches {
+  readonly metadata: MetadataCache | undefined;
+  readonly checked: CheckedCache | undefined;
+  /** Whether a path is a file, asked once per path in a selection (payload files are looked up). */
+  readonly isFileAt: (path: string) => boolean;
 }
 
 /** Files read at once: enough to keep the disk busy, few enough not to hold thousands of texts. */
@@ -80,7 +94,12 @@ const READ_AHEAD = 32;
  */
 export async function selectTemplates(paths: readonly string[], options: SelectOptions): Promise<Selection> {
   const files = await templateFiles(paths, options.templatesDir);
-  const cache = options.cacheFile === undefined ? undefined : await MetadataCache.open(options.cacheFile);
+  const caches: Caches = {
+    metadata: options.cacheFile === undefined ? undefined : await MetadataCache.open(options.cacheFile),
+    checked:
+      options.checkedCacheFile === undefined ? undefined : await CheckedCache.open(options.checkedCacheFile),
+    isFileAt: rememberedFileChecks(),
+  };
   const results: (SelectedResult | undefined)[] = new Array(files.length);
   const counts = { filteredOut: 0, leftOutByDefault: 0 };
   let next = 0;
@@ -88,13 +107,13 @@ export async function selectTemplates(paths: readonly string[], options: SelectO
     while (next < files.length) {
       const index = next++;
       const file = files[index] as TemplateFile;
-      const result = await selectOne(file, options, cache);
+      const result = await selectOne(file, options, caches);
       if (typeof result === 'string') counts[result]++;
       else results[index] = { ...result, named: file.named };
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_AHEAD, files.length) }, worker));
-  await cache?.save();
+  await Promise.all([caches.metadata?.save(), caches.checked?.save()]);
   return { ...withoutDuplicateIds(results.filter((r) => r !== undefined)), ...counts };
 }
 
@@ -124,10 +143,11 @@ function withoutDuplicateIds(results: readonly SelectedResult[]): {
 async function selectOne(
   source: TemplateFile,
   options: SelectOptions,
-  cache: MetadataCache | undefined,
+  caches: Caches,
 ): Promise<SelectedOne | 'filteredOut' | 'leftOutByDefault'> {
   const { file } = source;
   const { filter, defaults } = options;
+  const cache = caches.metadata;
   const judged = !isEmpty(filter) || (!source.named && defaults !== undefined);
   const stamp = judged && cache !== undefined ? await stat(file).catch(() => undefined) : undefined;
   const remembered = stamp === undefined ? undefined : cache?.lookup(file, stamp);
@@ -138,6 +158,17 @@ async function selectOne(
   const read = await readTemplateText(file);
   if (!read.ok) return fileError(file, read.reason);
   const text = read.text;
+  const key = caches.checked === undefined ? undefined : CheckedCache.keyOf(text);
+  // A -tc condition reads the compiled template, which the cache does not keep.
+  const checked =
+    key === undefined || filter.conditions.length > 0 ? undefined : caches.checked?.lookup(key, file);
+  if (checked !== undefined) {
+    const judging = judged && remembered === undefined;
+    const verdict = judging ? judgeRemembered(source, options, checked.summary, stamp, cache) : undefined;
+    if (verdict !== undefined) return verdict;
+    const template = new DeferredTemplate(checked.summary, text, source.root);
+    return { status: 'ok', file, template, diagnostics: checked.warnings };
+  }
   let parsed: ParsedSource | undefined;
   if (judged && remembered === undefined) {
     let metadata: FilterFields | undefined = readQuickFields(file, text) ?? readHeadMetadata(file, text);
@@ -152,12 +183,56 @@ async function selectOne(
       if (verdict !== undefined) return verdict;
     }
   }
+  const payloadFiles = watchedReader(payloadFileReader(source.root, undefined, caches.isFileAt));
   const result = parseTemplateSource(file, text, parsed ?? parseTemplateText(file, text), {
-    payloadFiles: payloadFileReader(source.root),
+    payloadFiles,
   });
   if (result.status !== 'ok') return result;
+  const summary = summaryOf(result.template);
+  // What a template compiled from payload files depends on more than its text.
+  if (key !== undefined && !payloadFiles.used) caches.checked?.record(key, summary, result.diagnostics);
   if (!conditionsHold(filter, result.template)) return 'filteredOut';
-  return { ...result, template: new DeferredTemplate(result.template, text, source.root) };
+  return { ...result, template: new DeferredTemplate(summary, text, source.root) };
+}
+
+/** {@link judge} on a template the compiled-template cache remembers; its fields go to the metadata cache. */
+function judgeRemembered(
+  source: TemplateFile,
+  options: SelectOptions,
+  summary: TemplateSummary,
+  stamp: FileStamp | undefined,
+  cache: MetadataCache | undefined,
+): 'filteredOut' | 'leftOutByDefault' | undefined {
+  const metadata = fieldsOf(summary);
+  if (stamp !== undefined) cache?.record(metadata, stamp);
+  return judge(source, options, metadata);
+}
+
+/** A payload file reader that says whether it was asked for a file. */
+function watchedReader(reader: PayloadFileReader): PayloadFileReader & { readonly used: boolean } {
+  const watched = {
+    used: false,
+    read: (reference: string, templateFile: string) => {
+      watched.used = true;
+      return reader.read(reference, templateFile);
+    },
+  };
+  return watched;
+}
+
+/** What the filters look at, from a template that compiled (keyhole compiles http templates only). */
+function fieldsOf(summary: TemplateSummary): FilterFields {
+  const { info } = summary;
+  return {
+    file: summary.file,
+    id: summary.id,
+    protocol: 'http',
+    info: {
+      tags: info.tags,
+      authors: info.authors,
+      ...(info.severity === undefined ? {} : { severity: info.severity }),
+    },
+  };
 }
 
 /** Why the filters or the default exclusions leave the template out; undefined when they take it. */

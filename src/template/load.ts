@@ -37,7 +37,11 @@ export interface LoadOptions {
  * `helpers/` files; absolute paths and `..` are refused: a template cannot read (and send to a
  * target) files from elsewhere on the machine.
  */
-export function payloadFileReader(root: string, cwd: string = process.cwd()): PayloadFileReader {
+export function payloadFileReader(
+  root: string,
+  cwd: string = process.cwd(),
+  isFileAt: (path: string) => boolean = isFile,
+): PayloadFileReader {
   const rootDir = resolve(root);
   const workDir = resolve(cwd);
   return {
@@ -49,7 +53,7 @@ export function payloadFileReader(root: string, cwd: string = process.cwd()): Pa
       }
       const templateDir = dirname(resolve(templateFile));
       const tried = candidateFolders(workDir, rootDir, templateDir).map((dir) => join(dir, reference));
-      const found = tried.find(isFile);
+      const found = tried.find(isFileAt);
       if (found === undefined) {
         const shown = tried.map((t) => relative(workDir, t) || t).join(', ');
         return {
@@ -92,6 +96,22 @@ function candidateFolders(workDir: string, rootDir: string, templateDir: string)
   return [...new Set(folders)];
 }
 
+/**
+ * {@link isFile} remembering its answers, for loading many templates at once: each template's
+ * payload files are looked for in the folders above it, which the templates of a library share.
+ */
+export function rememberedFileChecks(): (path: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (path) => {
+    let answer = known.get(path);
+    if (answer === undefined) {
+      answer = isFile(path);
+      known.set(path, answer);
+    }
+    return answer;
+  };
+}
+
 function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
@@ -123,12 +143,16 @@ export async function readTemplateText(file: string): Promise<TemplateFileText> 
 }
 
 /** Reads and parses one template file; I/O errors become diagnostics, never exceptions. */
-export async function loadTemplate(file: string, options: LoadOptions = {}): Promise<TemplateResult> {
+export async function loadTemplate(
+  file: string,
+  options: LoadOptions = {},
+  isFileAt?: (path: string) => boolean,
+): Promise<TemplateResult> {
   const read = await readTemplateText(file);
   if (!read.ok) return fileError(file, read.reason);
   const text = read.text;
   const root = options.root ?? dirname(file);
-  const parseOptions: ParseOptions = { payloadFiles: payloadFileReader(root) };
+  const parseOptions: ParseOptions = { payloadFiles: payloadFileReader(root, undefined, isFileAt) };
   return parseTemplate(file, text, parseOptions);
 }
 
@@ -152,8 +176,9 @@ export async function loadTemplates(paths: readonly string[]): Promise<TemplateR
       results.push(await loadTemplate(path));
       continue;
     }
+    const isFileAt = rememberedFileChecks();
     for (const file of await listTemplateFiles(path)) {
-      results.push(await loadTemplate(file, { root: path }));
+      results.push(await loadTemplate(file, { root: path }, isFileAt));
     }
   }
   return results;

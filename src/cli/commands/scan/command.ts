@@ -55,7 +55,8 @@ flags apply as usual, -u/-l/--asset/-t are not taken.
 Resume: -resume SCAN_ID goes on with a stored scan that was stopped (Ctrl-C
 prints the command) or failed, in the same scan: template runs that finished
 are not made again and findings are not recorded twice. Its targets and
-templates come from the store; give -sf, -H and -var again.
+templates come from the store; give -sf, -H and -var again. A queued scan that
+failed is queued again for the workers instead: its chunks done are not run again.
 
 Queue: --queue checks the templates, targets and secret files (when given), records
 the scan "queued" in the PostgreSQL store (--db postgres://…) in chunks of

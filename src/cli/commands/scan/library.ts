@@ -161,7 +161,8 @@ async function selectFrom(
     filter: { ...filter, protocols: filter.protocols.filter((p) => p === 'http') },
     templatesDir: sources.templatesDir,
     defaults,
-    cacheFile: metadataCacheFile(sources.paths, io),
+    cacheFile: cacheFile('template-metadata', sources.paths, io),
+    checkedCacheFile: cacheFile('template-checked', sources.paths, io),
   });
   for (const { id, kept, dropped } of selection.duplicates) {
     output.warn(
@@ -333,17 +334,18 @@ async function defaultExclusions(
 }
 
 /**
- * Where the filters' fields of the templates under `paths` are remembered between scans:
- * `$XDG_CACHE_HOME/keyhole`, else `~/.cache/keyhole`, one file per set of paths (a library, or the
- * folders given with -t); none without either variable.
+ * Where what was learnt of the templates under `paths` is remembered between scans (the filters'
+ * fields of each file, the templates that compiled): `$XDG_CACHE_HOME/keyhole`, else
+ * `~/.cache/keyhole`, one file of each kind per set of paths (a library, or the folders given with
+ * -t); none without either variable.
  */
-function metadataCacheFile(paths: readonly string[], io: CliIo): string | undefined {
+function cacheFile(kind: string, paths: readonly string[], io: CliIo): string | undefined {
   const xdg = nonEmpty(io.env.XDG_CACHE_HOME);
   const home = nonEmpty(io.env.HOME);
   const base = xdg ?? (home === undefined ? undefined : join(home, '.cache'));
   if (base === undefined || !isAbsolute(base)) return undefined;
   const key = createHash('sha256').update(paths.join('\0')).digest('hex').slice(0, 16);
-  return join(base, 'keyhole', `template-metadata-${key}.json`);
+  return join(base, 'keyhole', `${kind}-${key}.json`);
 }
 
 function ignoreFileOf(templatesDir: string): string {

@@ -1,7 +1,7 @@
 /** `keyhole scan --queue`: the scan recorded `queued` in chunks for workers, instead of run here. */
 import { enqueueScan } from '../../../queue/index.js';
 import type { PlanTemplate } from '../../../scan/index.js';
-import type { AuthEntry, Store } from '../../../store/index.js';
+import type { AuthEntry, Scan, Store } from '../../../store/index.js';
 import { DeferredTemplate, readTemplateText } from '../../../template/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
@@ -57,6 +57,40 @@ export async function queueScan(request: QueueRequest, io: CliIo, output: ScanOu
       `only workers whose secret files have ${entries} run it (the same kind and scope; values stay with the workers)`,
     );
   }
+  return ExitCode.ok;
+}
+
+/**
+ * `-resume` of a scan queued for workers. One that failed is queued again: its chunks done are
+ * left as they are (their runs are not made again), the others are pending with their tries from
+ * zero; its id on stdout, as `--queue` prints it. One still queued or running needs no resume.
+ */
+export async function resumeQueuedScan(
+  store: Store,
+  scan: Scan,
+  secretsGiven: boolean,
+  io: CliIo,
+  output: ScanOutput,
+): Promise<number> {
+  if (scan.status !== 'failed') {
+    throw new UserError(
+      `-resume ${scan.id}: the scan is ${scan.status} on the workers; any keyhole worker with the same --db goes on with it (a chunk whose worker died is taken again once its lease runs out)`,
+    );
+  }
+  if (secretsGiven)
+    output.info('-sf is not used: the workers that take the scan read their own secret files');
+  const requeued = await store.chunks.requeue(scan.id);
+  if (requeued === undefined) {
+    const now = await store.scans.require(scan.id);
+    throw new UserError(
+      `-resume ${scan.id}: the scan is ${now.status} now; only a failed queued scan is queued again`,
+    );
+  }
+  io.stdout.write(`${scan.id}\n`);
+  output.info(
+    `queued scan ${scan.id} again: ${plural(requeued.pending, 'chunk')} to run, ` +
+      `${plural(requeued.done, 'chunk')} done before are not run again; keyhole worker with the same --db runs it`,
+  );
   return ExitCode.ok;
 }
 

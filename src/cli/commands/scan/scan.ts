@@ -29,7 +29,7 @@ import type { ScanFlags } from './command.js';
 import { type ScanConfig, scanConfig } from './config.js';
 import { readGiven, type ScanInputs } from './inputs.js';
 import { chooseTemplates, showTemplates } from './library.js';
-import { queueScan, storedText } from './queue.js';
+import { queueScan, resumeQueuedScan, storedText } from './queue.js';
 import { storedScanInputs } from './rescan.js';
 import { authSummary, summaryOf } from './summary.js';
 import { storedAssets } from './targets.js';
@@ -76,11 +76,19 @@ async function rescan(config: ScanConfig, scanId: string, io: CliIo, output: Sca
   });
 }
 
-/** `-resume ID`: the stored scan goes on, less the template runs it finished. */
+/**
+ * `-resume ID`: the stored scan goes on, less the template runs it finished; one that ran on
+ * workers is queued again for them.
+ */
 async function resume(config: ScanConfig, scanId: string, io: CliIo, output: ScanOutput): Promise<number> {
   const secrets = await readSecrets(config, io, output);
   return withStore(io, config.db, { create: false }, async (store) => {
     const team = await existingTeam(store, config.team);
+    const stored = await store.scans.get(scanId, team.id);
+    if (stored?.isCloud === true && stored.status !== 'finished') {
+      requireQueueStore(config.db, io, '-resume of a queued scan');
+      return resumeQueuedScan(store, stored, secrets !== undefined, io, output);
+    }
     const inputs = await storedScanInputs(store, team.id, scanId, secrets, output, '-resume');
     const done = new Set((await store.runs.done(scanId)).map(runKey));
     output.info(

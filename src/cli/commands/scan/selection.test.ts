@@ -130,13 +130,14 @@ describe("keyhole scan's template filters", () => {
     expect(await listed('-tags', 'cve,exposure', '-etags', 'cve2023')).toEqual(['CVE-2024-0001', 'env-file']);
   });
 
-  it('remembers the filter fields of the library in $XDG_CACHE_HOME/keyhole and selects the same from them', async () => {
+  it('remembers the filter fields and the templates that compiled in $XDG_CACHE_HOME/keyhole and selects the same from them', async () => {
     const env = { XDG_CACHE_HOME: ws.path('xdg-cache') };
     const argv = ['--templates-dir', library, '-tl', '-tags', 'cve'];
     const first = await scan(argv, env);
     expect(first.code).toBe(0);
     const { readdirSync } = await import('node:fs');
-    expect(readdirSync(ws.path('xdg-cache/keyhole'))).toEqual([
+    expect(readdirSync(ws.path('xdg-cache/keyhole')).sort()).toEqual([
+      expect.stringMatching(/^template-checked-[0-9a-f]{16}\.json$/),
       expect.stringMatching(/^template-metadata-[0-9a-f]{16}\.json$/),
     ]);
     const second = await scan(argv, env);

@@ -358,6 +358,85 @@ describe('keyhole scan --queue and keyhole worker', () => {
     expect(w.io.err()).toContain('worker stopped: 0 chunks done');
   });
 
+  it('queues a failed queued scan again with -resume, and its workers run only the chunks not done', async () => {
+    one.requests.length = 0;
+    two.requests.length = 0;
+    const login = (name: string, path: string) =>
+      `id: ${name}\ninfo: {name: l, author: k, severity: info}\nhttp:\n  - method: POST\n    path: ["{{BaseURL}}${path}"]\n    matchers:\n      - type: status\n        status: [200]\n    extractors:\n      - type: regex\n        name: session\n        regex: ["[a-z]+"]\n`;
+    const dynamic = (template: string) =>
+      `dynamic:\n  - template: ${template}\n    variables: [{name: username, value: admin}]\n    type: bearertoken\n    domains: ["${one.authority}"]\n    token: "{{session}}"\n`;
+    ws.file('login-refused.yaml', login('login-refused', '/login'));
+    ws.file('login-works.yaml', login('login-works', '/found'));
+    ws.file('refusing.yaml', dynamic('login-refused.yaml'));
+    ws.file('working.yaml', dynamic('login-works.yaml'));
+    ws.file(
+      'resumed-targets.txt',
+      `${two.origin}/r0\n${two.origin}/r1\n${one.origin}/r2\n${one.origin}/r3\n`,
+    );
+    const queued = await ws.cli([
+      'scan',
+      '--queue',
+      '--db',
+      url,
+      '-l',
+      'resumed-targets.txt',
+      '-t',
+      'found.yaml',
+      '--chunk-size',
+      '2',
+      '--name',
+      'resumed',
+      '-sf',
+      'refusing.yaml',
+    ]);
+    expect(queued.code, queued.err).toBe(0);
+    const scanId = queued.out.trim();
+    const failing = worker('-sf', 'refusing.yaml', '--max-attempts', '1', '-c', '1');
+    await until(async () => (await store.scans.require(scanId)).status === 'failed');
+    expect(await failing.stop()).toBe(0);
+    await until(async () => (await store.chunks.ofScan(scanId)).every((c) => c.state !== 'running'));
+    expect((await store.chunks.ofScan(scanId)).map((c) => c.state)).toEqual(['done', 'failed']);
+    const before = await store.scans.require(scanId);
+    const firstRuns = two.requests.map((r) => r.path).sort();
+    expect(firstRuns).toEqual(['/r0/found', '/r1/found']);
+
+    const resumed = await ws.cli(['scan', '-resume', scanId, '--db', url, '-sf', 'working.yaml']);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.out).toBe(`${scanId}\n`);
+    expect(resumed.err).toContain(
+      `queued scan ${scanId} again: 1 chunk to run, 1 chunk done before are not run again; keyhole worker with the same --db runs it`,
+    );
+    expect(resumed.err).toContain(
+      '-sf is not used: the workers that take the scan read their own secret files',
+    );
+    expect(await store.scans.require(scanId)).toMatchObject({ status: 'queued', failureReason: '' });
+    expect((await store.chunks.ofScan(scanId)).map((c) => [c.state, c.attempts])).toEqual([
+      ['done', 1],
+      ['pending', 0],
+    ]);
+
+    const waiting = await ws.cli(['scan', '-resume', scanId, '--db', url]);
+    expect(waiting.code).toBe(1);
+    expect(waiting.err).toContain(
+      `-resume ${scanId}: the scan is queued on the workers; any keyhole worker with the same --db goes on with it`,
+    );
+
+    const working = worker('-sf', 'working.yaml', '-c', '1');
+    await until(async () => (await store.scans.require(scanId)).status === 'finished');
+    expect(await working.stop()).toBe(0);
+    expect(two.requests.map((r) => r.path).sort()).toEqual(firstRuns);
+    expect(await findingsOf(scanId)).toEqual(
+      ['r0', 'r1', 'r2', 'r3'].map((t) => `found ${(t < 'r2' ? two : one).origin}/${t}/found`).sort(),
+    );
+    expect((await store.scans.require(scanId)).startedAt).toBe(before.startedAt);
+
+    const again = await ws.cli(['scan', '-resume', scanId, '--db', url]);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain(
+      `-resume ${scanId}: the scan finished; run it again as a new scan with --rescan`,
+    );
+  });
+
   it('runs a rescan of a queued scan on the workers too', async () => {
     const team = await store.teams.ensure('default');
     const [original] = (await store.scans.list(team.id, { offset: 0, limit: 1, search: 'queued' })) as [Scan];
