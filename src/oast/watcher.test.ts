@@ -81,7 +81,7 @@ describe('the interaction watcher', () => {
     expect(Date.now() - started).toBeLessThan(100);
   });
 
-  it('keeps at most the cache size of names nobody waits for, forgetting the oldest first', async () => {
+  it('keeps the interactions of at most the cache size of names, forgetting the oldest first', async () => {
     const { server, watcher } = await watch({ cacheSize: 2 });
     const names = [watcher.newName(), watcher.newName(), watcher.newName()];
     for (const name of names) await callBack(server, name.host);
