@@ -133,6 +133,8 @@ interface BlockRun {
   readonly oastWaits: Promise<void>[];
   /** Callback names whose interaction made a finding: not evaluated again by a later request. */
   readonly oastMatched: Set<string>;
+  /** Ends every wait for callbacks: the block stopped at its first match, or the run was aborted. */
+  readonly oastDone: AbortController;
   readonly onDslError: ((message: string) => void) | undefined;
   flowValue: boolean;
   /** A finding was reported and the block stops at the first one. */
@@ -154,8 +156,8 @@ interface Carry {
   readonly history: ResponseHistory;
   /** The callback names written so far by this pass over the block's requests (unique ids). */
   readonly oastIds: string[];
-  /** Counts the waits for callbacks: a later request's wait takes over the names of earlier ones. */
-  oastWaits: number;
+  /** Ends the pass's current wait for callbacks: a later request's wait takes over its names. */
+  oastWait: AbortController | undefined;
 }
 
 export async function runBlock(state: RunState, block: HttpBlock): Promise<BlockOutcome> {
@@ -176,6 +178,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     oast: oastUse(block),
     oastWaits: [],
     oastMatched: new Set(),
+    oastDone: new AbortController(),
     onDslError: dslErrorListener(state),
     flowValue: false,
     stopped: false,
@@ -196,7 +199,7 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
       dynamic: new Map(),
       history: new ResponseHistory(),
       oastIds: [],
-      oastWaits: 0,
+      oastWait: undefined,
     };
     outer: for (const payloads of payloadTexts(block, state.given.options.overrides?.attack)) {
       for (let index = 0; index < count; index++) {
@@ -409,19 +412,24 @@ function answered(
   if (state.outcome.events.length > before || run.stopped) return;
   // Evaluated again once per interaction of the names this pass wrote, until one makes a finding,
   // or a later request of the pass waits for them instead (as nuclei's request event replaces).
-  const wait = carry === undefined ? 0 : ++carry.oastWaits;
-  const waiting = oast.waitFor(oastIds, (interaction) => {
-    if (run.stopped || state.outcome.aborted) return true;
-    if (carry !== undefined && carry.oastWaits !== wait) return true;
+  const superseded = new AbortController();
+  if (carry !== undefined) {
+    carry.oastWait?.abort();
+    carry.oastWait = superseded;
+  }
+  const take = (interaction: Interaction): boolean => {
     const id = interaction['unique-id'];
     if (run.oastMatched.has(id)) return false;
     const found = state.outcome.events.length;
     evaluateChain(run, index, result.hops, scope, meta, carry, unsafe, dnsValues, interaction);
     if (state.outcome.events.length === found) return false;
     run.oastMatched.add(id);
+    if (run.stopped) run.oastDone.abort();
     return true;
-  });
-  run.oastWaits.push(waiting);
+  };
+  const ends = [superseded.signal, run.oastDone.signal];
+  if (state.given.options.signal !== undefined) ends.push(state.given.options.signal);
+  run.oastWaits.push(oast.waitFor(oastIds, take, AbortSignal.any(ends)));
 }
 
 function fail(run: BlockRun, failure: RequestFailure): void {

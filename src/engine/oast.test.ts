@@ -65,7 +65,7 @@ function recording(): OastSource & { names: string[] } {
       names.push(name.uniqueId);
       return name;
     },
-    waitFor: (ids, take) => watcher.waitFor(ids, take),
+    waitFor: (ids, take, signal) => watcher.waitFor(ids, take, signal),
   };
 }
 

@@ -59,6 +59,16 @@ describe('the interaction watcher', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('lets a run stop waiting before the cooldown', async () => {
+    const { watcher } = await watch({ cooldownMs: 5000 });
+    const stop = new AbortController();
+    const started = Date.now();
+    const waiting = watcher.waitFor([watcher.newName().uniqueId], () => true, stop.signal);
+    setTimeout(() => stop.abort(), 100);
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('sees a callback that landed at the end of the cooldown, by polling once more before closing', async () => {
     const { server, watcher } = await watch({ pollMs: 60_000, cooldownMs: 200 });
     const name = watcher.newName();

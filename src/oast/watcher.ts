@@ -58,9 +58,13 @@ export class InteractionWatcher {
 
   /**
    * Hands `take` the interactions of the names `ids`, as they arrive, until it returns true or the
-   * cooldown passes (with one last poll at its end); resolves then.
+   * cooldown passes (with one last poll at its end), or `signal` aborts; resolves then.
    */
-  waitFor(ids: Iterable<string>, take: (interaction: Interaction) => boolean): Promise<void> {
+  waitFor(
+    ids: Iterable<string>,
+    take: (interaction: Interaction) => boolean,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const wanted = new Set([...ids].map((id) => id.toLowerCase()));
     return new Promise((resolve) => {
       let done = false;
@@ -76,10 +80,11 @@ export class InteractionWatcher {
           resolve();
         },
       };
-      if (this.fromCache(waiter) || this.#closed) {
+      if (signal?.aborted === true || this.fromCache(waiter) || this.#closed) {
         waiter.finish();
         return;
       }
+      signal?.addEventListener('abort', () => waiter.finish(), { once: true });
       this.#waiters.add(waiter);
       timer = setTimeout(() => {
         void this.pollNow().then(() => waiter.finish());
