@@ -459,21 +459,26 @@ function prepare(
   const target = state.given.target;
   const requestTarget =
     target !== undefined && path?.port !== undefined ? withPort(target, path.port) : target;
-  const scope = requestScope({
-    variables: state.given.variables,
-    dynamic: firstValues(carry?.dynamic),
-    context: state.shared.context,
-    target: targetValues(state, requestTarget, path?.trimTrailingSlash === true),
-    options: state.given.optionValues,
-    constants: state.given.constants,
-  });
-  const { meta, unresolved } = addPayloads(scope, payloads, state.given.constants);
-  let oastIds: readonly string[] = [];
+  let name: { readonly host: string; readonly uniqueId: string } | undefined;
   if (run.oast.writesName) {
     const oast = state.given.options.oast;
     if (oast === undefined) return { skip: oastOff(block, index) };
-    const name = oast.newName();
-    scope.set(OAST_NAME_VARIABLE, name.host);
+    name = oast.newName();
+  }
+  const scope = requestScope(
+    {
+      variables: state.given.variables,
+      dynamic: firstValues(carry?.dynamic),
+      context: state.shared.context,
+      target: targetValues(state, requestTarget, path?.trimTrailingSlash === true),
+      options: state.given.optionValues,
+      constants: state.given.constants,
+    },
+    name === undefined ? undefined : new Map([[OAST_NAME_VARIABLE, name.host]]),
+  );
+  const { meta, unresolved } = addPayloads(scope, payloads, state.given.constants);
+  let oastIds: readonly string[] = [];
+  if (name !== undefined) {
     oastIds = [name.uniqueId];
     if (carry !== undefined) {
       // A later request of the pass may be the one whose response the callback confirms.

@@ -256,6 +256,31 @@ http:
     expect(run.events[0]?.interaction?.['unique-id']).toBe(oast.names[0]);
   });
 
+  it('gives a variable holding {{interactsh-url}} the callback name of each request that uses it', async () => {
+    const t = template(`id: via-variable
+info: {name: via-variable, author: keyhole, severity: high}
+variables:
+  callback: "http://{{interactsh-url}}/v"
+http:
+  - method: GET
+    path:
+      - "{{BaseURL}}/safe?url={{callback}}"
+      - "{{BaseURL}}/fetch?url={{url_encode(callback)}}"
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [http]
+`);
+    const oast = recording();
+    const run = await runTemplate(t, app.origin, { dispatch, oast });
+    expect(oast.names).toHaveLength(2);
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.['matched-at']).toBe(
+      `${app.origin}/fetch?url=${encodeURIComponent(`http://${oast.names[1]}.oast.test/v`)}`,
+    );
+    expect(run.events[0]?.interaction?.['unique-id']).toBe(oast.names[1]);
+  });
+
   it('skips the request, saying why, when out-of-band testing is off', async () => {
     const run = await runTemplate(ssrf('/fetch?url=http://{{interactsh-url}}/'), app.origin, { dispatch });
     expect(run.requests).toBe(0);
