@@ -250,10 +250,10 @@ describe('helpers nuclei has and keyhole does not implement yet', () => {
           '    matchers:',
           '      - type: dsl',
           '        dsl:',
-          '          - status_code == 200 && cookie_unsign(body, ["a", "b"])',
+          '          - status_code == 200 && contains(wappalyzer(header, body), "Nginx")',
         ),
       ),
-    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function cookie_unsign()']);
+    ).toEqual(['10:44 http[0].matchers[0].dsl[0]: helper function wappalyzer()']);
   });
 
   it('are never sent as written, even where an unknown call would be text', () => {

@@ -4,6 +4,7 @@
  */
 import { checkFunctions } from './checks.js';
 import { compressionFunctions } from './compression.js';
+import { cookieFunctions } from './cookie-unsign.js';
 import { dotnetGadgetFunctions } from './dotnet-gadget.js';
 import { encodingFunctions } from './encoding.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
@@ -50,6 +51,7 @@ const ALL: readonly HelperFunction[] = [
   ...networkFunctions,
   ...runtimeFunctions,
   ...jwtFunctions,
+  ...cookieFunctions,
   ...rsaFunctions,
   ...zipFunctions,
   ...resolveFunctions,
@@ -78,10 +80,8 @@ export function findFunction(name: string): HelperFunction | undefined {
  * text sent as written.
  */
 const UNSUPPORTED_NUCLEI_FUNCTIONS: Readonly<Record<string, string>> = {
-  cookie_unsign:
-    "it tries the cookie's signature against the 38,921 leaked signing keys nuclei embeds (cookiemonster's wordlist), which keyhole does not ship",
   wappalyzer:
-    "it matches the response against wappalyzergo's database of technology fingerprints, which keyhole does not ship",
+    "it needs wappalyzergo's technology fingerprints, which keyhole does not ship: they are compiled from webappanalyzer, under the GPL-3.0, and keyhole is under the MIT license",
 };
 
 export interface UnsupportedFunction {

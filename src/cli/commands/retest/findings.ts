@@ -1,6 +1,4 @@
 /** The findings a retest takes from the store, and what it needs to retest them. */
-import { usesOast } from '../../../engine/index.js';
-import { loadStoredTemplate } from '../../../retest/index.js';
 import { REDACTED } from '../../../secretfile/index.js';
 import type { Finding, Store } from '../../../store/index.js';
 import { UserError } from '../../exit.js';
@@ -71,24 +69,4 @@ export function requireSecretsFor(findings: readonly Finding[]): void {
   throw new UserError(
     `${which}: give the secret files with -sf, or a finding behind a login would be recorded as fixed`,
   );
-}
-
-/**
- * Whether a finding's template writes `{{interactsh-url}}`: the retests then register with the
- * interactsh server, as the scan did (and only then).
- */
-export async function needsOast(findings: readonly Finding[]): Promise<boolean> {
-  const seen = new Set<string>();
-  for (const finding of findings) {
-    const key = `${finding.templateId}\n${finding.templatePath}\n${finding.templateEncoded}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const stored = await loadStoredTemplate({
-      id: finding.templateId,
-      path: finding.templatePath,
-      encoded: finding.templateEncoded,
-    });
-    if (stored.status === 'ok' && usesOast(stored.template)) return true;
-  }
-  return false;
 }

@@ -1,4 +1,5 @@
 import {
+  needsOast,
   type RetestOutcome,
   type RetestSubject,
   retestFindings,
@@ -21,7 +22,7 @@ import { existingTeam, withStore } from '../../shared/store.js';
 import { plural } from '../../shared/words.js';
 import type { RetestFlags } from './command.js';
 import { type RetestConfig, retestConfig } from './config.js';
-import { findingsOfScans, needsOast, requireSecretsFor, selectFindings } from './findings.js';
+import { findingsOfScans, requireSecretsFor, selectFindings } from './findings.js';
 import {
   formatRetestSummary,
   type RetestSummary,

@@ -70,6 +70,35 @@ describe('keyhole templates validate', () => {
     expect(code).toBe(1);
   });
 
+  it('names a nuclei helper keyhole does not run, where it is called, and takes cookie_unsign', async () => {
+    const dir = scratchFolder();
+    const helperTemplate = (id: string, dsl: string) =>
+      [
+        `id: ${id}`,
+        'info:',
+        `  name: ${id}`,
+        '  author: me',
+        'http:',
+        '  - path: ["{{BaseURL}}"]',
+        '    matchers:',
+        '      - type: dsl',
+        '        dsl:',
+        `          - ${dsl}`,
+        '',
+      ].join('\n');
+    writeFileSync(
+      join(dir, 'tech.yaml'),
+      helperTemplate('tech', 'contains(wappalyzer(header, body), "Nginx")'),
+    );
+    writeFileSync(join(dir, 'cookie.yaml'), helperTemplate('cookie', 'cookie_unsign(body) != ""'));
+    const io = memoryIo();
+    expect(await run(['templates', 'validate', dir], io)).toBe(0);
+    expect(io.out()).toContain(
+      `unsupported: ${join(dir, 'tech.yaml')}: helper function wappalyzer() (10:22)`,
+    );
+    expect(io.out()).toContain(`OK ${join(dir, 'cookie.yaml')}`);
+  });
+
   it('points at a misspelt helper function and a bad regex by line and column', async () => {
     const dir = scratchFolder();
     const file = join(dir, 'typo.yaml');

@@ -40,7 +40,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
     const context = { io, output, oast, oastOnDemand: true };
     return withCommandSession(config, secrets, context, undefined, async (session) => {
       const whose = flags.team === undefined ? '' : ` of team ${flags.team}`;
-      output.info(`worker ${id} waiting for queued scans${whose}`);
+      output.info(`worker ${id} waiting for queued scans and retests${whose}`);
       const summary = await runWorker(store, session, {
         id,
         teamId,
@@ -62,6 +62,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
 function describe(summary: WorkerSummary): string {
   return (
     `${plural(summary.chunksDone, 'chunk')} done, ${summary.chunksGivenBack} given back, ` +
-    `${plural(summary.scansFinished, 'scan')} finished, ${plural(summary.findings, 'new finding')}`
+    `${plural(summary.scansFinished, 'scan')} finished, ${plural(summary.findings, 'new finding')}, ` +
+    `${plural(summary.retests, 'retest')} run`
   );
 }
