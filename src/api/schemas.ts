@@ -161,6 +161,22 @@ export const EventInfo = Type.Object({
   severity: Type.String({ description: 'critical, high, medium, low, info or unknown.' }),
 });
 
+/** nuclei's `interaction`: the out-of-band callback that confirmed the finding. */
+export const EventInteraction = Type.Object(
+  {
+    protocol: Type.String({ description: 'http, dns, smtp, …' }),
+    'unique-id': Type.String(),
+    'full-id': Type.String(),
+    'q-type': Type.Optional(Type.String()),
+    'raw-request': Type.Optional(Type.String()),
+    'raw-response': Type.Optional(Type.String()),
+    'smtp-from': Type.Optional(Type.String()),
+    'remote-address': Type.String(),
+    timestamp: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
 export const EventRecord = Type.Object(
   {
     'curl-command': Type.String(),
@@ -168,6 +184,7 @@ export const EventRecord = Type.Object(
     'extractor-name': Type.String(),
     host: Type.String(),
     info: EventInfo,
+    interaction: Type.Optional(EventInteraction),
     ip: Type.String(),
     'matched-at': Type.String(),
     'matched-line': Type.Array(Type.Integer()),

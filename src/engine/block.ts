@@ -129,6 +129,12 @@ interface BlockRun {
   readonly readsIp: boolean;
   /** Whether requests write a callback name and responses wait for its interactions. */
   readonly oast: OastUse;
+  /** Responses waiting for interactions; the block ends once they are done. */
+  readonly oastWaits: Promise<void>[];
+  /** Callback names whose interaction made a finding: not evaluated again by a later request. */
+  readonly oastMatched: Set<string>;
+  /** Ends every wait for callbacks: the block stopped at its first match, or the run was aborted. */
+  readonly oastDone: AbortController;
   readonly onDslError: ((message: string) => void) | undefined;
   flowValue: boolean;
   /** A finding was reported and the block stops at the first one. */
@@ -148,6 +154,10 @@ interface Carry {
   readonly dynamic: Map<string, readonly string[]>;
   /** Indexed response values of earlier requests (`body_1`, …). */
   readonly history: ResponseHistory;
+  /** The callback names written so far by this pass over the block's requests (unique ids). */
+  readonly oastIds: string[];
+  /** Ends the pass's current wait for callbacks: a later request's wait takes over its names. */
+  oastWait: AbortController | undefined;
 }
 
 export async function runBlock(state: RunState, block: HttpBlock): Promise<BlockOutcome> {
@@ -166,6 +176,9 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
     readsCname: readsCname(block),
     readsIp: block.operators.names === 'any' || block.operators.names.has('ip'),
     oast: oastUse(block),
+    oastWaits: [],
+    oastMatched: new Set(),
+    oastDone: new AbortController(),
     onDslError: dslErrorListener(state),
     flowValue: false,
     stopped: false,
@@ -182,7 +195,12 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
   } else if (threads > 0 && block.payloads !== undefined) {
     await runParallel(run, count, threads);
   } else {
-    const carry: Carry = { dynamic: new Map(), history: new ResponseHistory() };
+    const carry: Carry = {
+      dynamic: new Map(),
+      history: new ResponseHistory(),
+      oastIds: [],
+      oastWait: undefined,
+    };
     outer: for (const payloads of payloadTexts(block, state.given.options.overrides?.attack)) {
       for (let index = 0; index < count; index++) {
         if (done(run)) break outer;
@@ -191,6 +209,8 @@ export async function runBlock(state: RunState, block: HttpBlock): Promise<Block
       }
     }
   }
+  // As nuclei's cooldown: the requests are all sent, then their callbacks are waited for.
+  await Promise.all(run.oastWaits);
   return { flowValue: run.flowValue };
 }
 
@@ -363,7 +383,7 @@ function answered(
   carry: Carry | undefined,
   result: ExchangeResult,
   dnsValues: ReadonlyMap<string, Value>,
-): void | Promise<void> {
+): void {
   const { state, block } = run;
   if (result.kind === 'failed') {
     if (state.given.options.signal?.aborted === true) {
@@ -385,18 +405,31 @@ function answered(
     });
   }
   const unsafe = built.kind === 'unsafe';
+  const before = state.outcome.events.length;
+  evaluateChain(run, index, result.hops, scope, meta, carry, unsafe, dnsValues);
   const oast = state.given.options.oast;
-  if (oastIds.length === 0 || oast === undefined || !run.oast.readsInteraction) {
-    evaluateChain(run, index, result.hops, scope, meta, carry, unsafe, dnsValues);
-    return;
+  if (oastIds.length === 0 || oast === undefined || !run.oast.readsInteraction) return;
+  if (state.outcome.events.length > before || run.stopped) return;
+  // Evaluated again once per interaction of the names this pass wrote, until one makes a finding,
+  // or a later request of the pass waits for them instead (as nuclei's request event replaces).
+  const superseded = new AbortController();
+  if (carry !== undefined) {
+    carry.oastWait?.abort();
+    carry.oastWait = superseded;
   }
-  // Evaluated once per interaction of the request's names, until one makes a finding.
-  return oast.waitFor(oastIds, (interaction) => {
-    if (run.stopped || state.outcome.aborted) return true;
-    const before = state.outcome.events.length;
+  const take = (interaction: Interaction): boolean => {
+    const id = interaction['unique-id'];
+    if (run.oastMatched.has(id)) return false;
+    const found = state.outcome.events.length;
     evaluateChain(run, index, result.hops, scope, meta, carry, unsafe, dnsValues, interaction);
-    return state.outcome.events.length > before;
-  });
+    if (state.outcome.events.length === found) return false;
+    run.oastMatched.add(id);
+    if (run.stopped) run.oastDone.abort();
+    return true;
+  };
+  const ends = [superseded.signal, run.oastDone.signal];
+  if (state.given.options.signal !== undefined) ends.push(state.given.options.signal);
+  run.oastWaits.push(oast.waitFor(oastIds, take, AbortSignal.any(ends)));
 }
 
 function fail(run: BlockRun, failure: RequestFailure): void {
@@ -409,7 +442,7 @@ type Prepared =
       readonly built: BuiltRequest;
       readonly scope: RequestScope;
       readonly meta: Record<string, string>;
-      /** The callback names the request wrote (their unique ids). */
+      /** The callback names of the request and of the earlier requests of its pass (unique ids). */
       readonly oastIds: readonly string[];
     }
   | { readonly skip: SkippedRequest }
@@ -426,22 +459,33 @@ function prepare(
   const target = state.given.target;
   const requestTarget =
     target !== undefined && path?.port !== undefined ? withPort(target, path.port) : target;
-  const scope = requestScope({
-    variables: state.given.variables,
-    dynamic: firstValues(carry?.dynamic),
-    context: state.shared.context,
-    target: targetValues(state, requestTarget, path?.trimTrailingSlash === true),
-    options: state.given.optionValues,
-    constants: state.given.constants,
-  });
-  const { meta, unresolved } = addPayloads(scope, payloads, state.given.constants);
-  const oastIds: string[] = [];
+  let name: { readonly host: string; readonly uniqueId: string } | undefined;
   if (run.oast.writesName) {
     const oast = state.given.options.oast;
     if (oast === undefined) return { skip: oastOff(block, index) };
-    const name = oast.newName();
-    scope.set(OAST_NAME_VARIABLE, name.host);
-    oastIds.push(name.uniqueId);
+    name = oast.newName();
+  }
+  const scope = requestScope(
+    {
+      variables: state.given.variables,
+      dynamic: firstValues(carry?.dynamic),
+      context: state.shared.context,
+      target: targetValues(state, requestTarget, path?.trimTrailingSlash === true),
+      options: state.given.optionValues,
+      constants: state.given.constants,
+    },
+    name === undefined ? undefined : new Map([[OAST_NAME_VARIABLE, name.host]]),
+  );
+  const { meta, unresolved } = addPayloads(scope, payloads, state.given.constants);
+  let oastIds: readonly string[] = [];
+  if (name !== undefined) {
+    oastIds = [name.uniqueId];
+    if (carry !== undefined) {
+      // A later request of the pass may be the one whose response the callback confirms.
+      if (index === 0) carry.oastIds.length = 0;
+      carry.oastIds.push(name.uniqueId);
+      oastIds = [...carry.oastIds];
+    }
   }
   const text = path?.text ?? compiled.raw[index];
   if (text === undefined)

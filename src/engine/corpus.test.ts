@@ -1,20 +1,45 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
 import { HttpClient } from '../http/index.js';
 import { rawServer } from '../http/testing/servers.js';
+import { InteractionWatcher, OastClient, type OastServer, startOastServer } from '../oast/index.js';
+import { fetchThroughListener } from '../oast/testing/blind-ssrf.js';
 import { chain, type Interceptor, transportDispatch } from '../send/index.js';
 import { loadTemplate, type ParsedTemplate } from '../template/index.js';
 import { runTemplate } from './index.js';
-import { CORPUS_CASES, type CorpusCase, type ExpectedFinding } from './testing/products.js';
+import { CORPUS_CASES, type CorpusCase, type ExpectedFinding, productNetwork } from './testing/products.js';
 import { fixtureServer } from './testing/server.js';
 
 const corpus = fileURLToPath(new URL('../../test/corpus/', import.meta.url));
 const client = new HttpClient({ timeoutMs: 15_000 });
 const dispatch = transportDispatch(client);
 
+let listener: OastServer;
+let watcher: InteractionWatcher;
+
+// Out-of-band templates call back to keyhole's listener, which the products reach by its DNS.
+beforeAll(async () => {
+  listener = await startOastServer({
+    domain: 'oast.test',
+    http: { host: '127.0.0.1', port: 0 },
+    dns: { host: '127.0.0.1', port: 0 },
+  });
+  const dns = listener.dns as { host: string; port: number };
+  productNetwork.fetch = (url) => fetchThroughListener(url, dns, listener.http.port);
+  const registered = await OastClient.register({ server: listener.url });
+  watcher = new InteractionWatcher(registered, {
+    cacheSize: 100,
+    evictionMs: 60_000,
+    pollMs: 100,
+    cooldownMs: 1000,
+  });
+});
+
 afterAll(async () => {
+  await watcher?.close();
+  await listener?.close();
   await client.close();
 });
 
@@ -39,6 +64,7 @@ async function runAgainst(c: CorpusCase, side: 'product' | 'other') {
     const template = await corpusTemplate(c.template);
     const run = await runTemplate(template, origin + (c.input ?? ''), {
       dispatch: c.hostname === undefined ? dispatch : chain(dispatch, [resolvingTo127]),
+      oast: watcher,
     });
     return { run, origin };
   } finally {

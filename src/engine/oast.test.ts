@@ -65,7 +65,7 @@ function recording(): OastSource & { names: string[] } {
       names.push(name.uniqueId);
       return name;
     },
-    waitFor: (ids, take) => watcher.waitFor(ids, take),
+    waitFor: (ids, take, signal) => watcher.waitFor(ids, take, signal),
   };
 }
 
@@ -144,6 +144,141 @@ http:
     expect(run.matched).toBe(true);
     expect(run.events[0]?.interaction).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('reports at once a response another matcher of an or-condition matches, without waiting for a callback', async () => {
+    const t = template(`id: either
+info: {name: either, author: keyhole, severity: info}
+http:
+  - method: GET
+    path: ["{{BaseURL}}/safe?url=http://{{interactsh-url}}/"]
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [dns]
+      - type: status
+        status: [200]
+`);
+    const started = Date.now();
+    const run = await runTemplate(t, app.origin, { dispatch, oast: recording() });
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.interaction).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('writes a failure result for -ms once the cooldown passed without a callback', async () => {
+    const run = await runTemplate(ssrf('/safe?url=http://{{interactsh-url}}/'), app.origin, {
+      dispatch,
+      oast: recording(),
+      matcherStatus: true,
+    });
+    expect(run.matched).toBe(false);
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.['matcher-status']).toBe(false);
+    expect(run.events[0]?.request).toMatch(/^GET \/safe\?url=http:\/\/[0-9a-z]{33}\.oast\.test\/ HTTP/);
+  });
+
+  it('writes no failure result for -ms when a callback confirmed the finding', async () => {
+    const run = await runTemplate(ssrf('/fetch?url=http://{{interactsh-url}}/'), app.origin, {
+      dispatch,
+      oast: recording(),
+      matcherStatus: true,
+    });
+    expect(run.events.map((e) => e['matcher-status'])).toEqual([true]);
+  });
+
+  it('matches the callback of an earlier request with the response of a later one (matchers-condition and over status_code_2)', async () => {
+    const t = template(`id: later
+info: {name: later, author: keyhole, severity: high}
+http:
+  - raw:
+      - |
+        GET /lookup?host={{interactsh-url}} HTTP/1.1
+        Host: {{Hostname}}
+
+      - |
+        GET /safe HTTP/1.1
+        Host: {{Hostname}}
+
+    matchers-condition: and
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [dns]
+      - type: dsl
+        dsl: ["status_code_2 == 200"]
+`);
+    const oast = recording();
+    const run = await runTemplate(t, app.origin, { dispatch, oast });
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.['matched-at']).toBe(`${app.origin}/safe`);
+    expect(run.events[0]?.interaction?.['unique-id']).toBe(oast.names[0]);
+  });
+
+  it('sends every request before waiting, so a block without callbacks waits one cooldown, not one per request', async () => {
+    const t = template(`id: three
+info: {name: three, author: keyhole, severity: high}
+http:
+  - method: GET
+    path:
+      - "{{BaseURL}}/safe?a=1&url={{interactsh-url}}"
+      - "{{BaseURL}}/safe?a=2&url={{interactsh-url}}"
+      - "{{BaseURL}}/safe?a=3&url={{interactsh-url}}"
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [http]
+`);
+    const started = Date.now();
+    const run = await runTemplate(t, app.origin, { dispatch, oast: recording() });
+    expect(run.requests).toBe(3);
+    expect(run.matched).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2 * 1500);
+  });
+
+  it('reports one finding for a callback that several requests of the pass wait for', async () => {
+    const t = template(`id: once
+info: {name: once, author: keyhole, severity: high}
+http:
+  - method: GET
+    path:
+      - "{{BaseURL}}/fetch?url=http://{{interactsh-url}}/"
+      - "{{BaseURL}}/safe"
+      - "{{BaseURL}}/safe?again=1"
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [http]
+`);
+    const oast = recording();
+    const run = await runTemplate(t, app.origin, { dispatch, oast });
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.interaction?.['unique-id']).toBe(oast.names[0]);
+  });
+
+  it('gives a variable holding {{interactsh-url}} the callback name of each request that uses it', async () => {
+    const t = template(`id: via-variable
+info: {name: via-variable, author: keyhole, severity: high}
+variables:
+  callback: "http://{{interactsh-url}}/v"
+http:
+  - method: GET
+    path:
+      - "{{BaseURL}}/safe?url={{callback}}"
+      - "{{BaseURL}}/fetch?url={{url_encode(callback)}}"
+    matchers:
+      - type: word
+        part: interactsh_protocol
+        words: [http]
+`);
+    const oast = recording();
+    const run = await runTemplate(t, app.origin, { dispatch, oast });
+    expect(oast.names).toHaveLength(2);
+    expect(run.events).toHaveLength(1);
+    expect(run.events[0]?.['matched-at']).toBe(
+      `${app.origin}/fetch?url=${encodeURIComponent(`http://${oast.names[1]}.oast.test/v`)}`,
+    );
+    expect(run.events[0]?.interaction?.['unique-id']).toBe(oast.names[1]);
   });
 
   it('skips the request, saying why, when out-of-band testing is off', async () => {

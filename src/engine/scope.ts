@@ -91,7 +91,7 @@ export class RequestScope extends LayeredScope {
  * for the run, or made for this request), except the template context, which later blocks and
  * responses change: the request sees it as it was when the request was made.
  */
-export function requestScope(layers: RequestLayers): RequestScope {
+export function requestScope(layers: RequestLayers, own?: Values): RequestScope {
   const under: Values[] = [];
   for (const layer of [
     layers.variables.fixed,
@@ -105,6 +105,8 @@ export function requestScope(layers: RequestLayers): RequestScope {
     under.push(layer === layers.context ? new Map(layer) : layer);
   }
   const scope = new RequestScope(under);
+  // The request's own values known before its variables (its callback name), which they may use.
+  if (own !== undefined) for (const [name, value] of own) scope.set(name, value);
   for (const variable of layers.variables.lazy) {
     if (scope.has(variable.name)) continue;
     const rendered = variable.value.render(scope);

@@ -68,9 +68,13 @@ export interface OastSource {
   newName(): { readonly host: string; readonly uniqueId: string };
   /**
    * Hands `take` the interactions of the names `ids` as they arrive, until it returns true or the
-   * cooldown after the request has passed.
+   * cooldown after the request has passed, or `signal` aborts.
    */
-  waitFor(ids: Iterable<string>, take: (interaction: Interaction) => boolean): Promise<void>;
+  waitFor(
+    ids: Iterable<string>,
+    take: (interaction: Interaction) => boolean,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 /** nuclei's flags that change what a template sends, over what its blocks say. */

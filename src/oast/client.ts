@@ -8,7 +8,10 @@ export class OastClientError extends Error {}
 export interface OastClientOptions {
   /** The server's API, `https://oast.fun` or `http://10.0.0.5:8080`; a bare name means https. */
   readonly server: string;
-  /** The domain callback names end with; the server's host name when absent. */
+  /**
+   * The domain callback names end with; when absent, the one keyhole's server says it has, else the
+   * server's host name (as a public interactsh server's).
+   */
   readonly domain?: string;
   readonly token?: string;
   /** Milliseconds one API call may take. */
@@ -20,7 +23,8 @@ export interface OastClientOptions {
  * interactions they received, decrypted.
  */
 export class OastClient {
-  readonly domain: string;
+  #domain: string;
+  readonly #domainGiven: boolean;
   readonly correlationId = randomId(CORRELATION_ID_LENGTH, 'base32hex');
   readonly #secret = randomUUID();
   readonly #keys: ClientKeys;
@@ -31,7 +35,8 @@ export class OastClient {
 
   private constructor(options: OastClientOptions, keys: ClientKeys) {
     this.#api = serverUrl(options.server);
-    this.domain = (options.domain ?? this.#api.hostname).toLowerCase().replace(/\.$/, '');
+    this.#domain = domainName(options.domain ?? this.#api.hostname);
+    this.#domainGiven = options.domain !== undefined;
     this.#token = options.token;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#keys = keys;
@@ -43,12 +48,21 @@ export class OastClient {
     keys: ClientKeys = generateClientKeys(),
   ): Promise<OastClient> {
     const client = new OastClient(options, keys);
-    await client.call('POST', '/register', {
+    const answer = await client.call('POST', '/register', {
       'public-key': keys.publicKeyText,
       'secret-key': client.#secret,
       'correlation-id': client.correlationId,
     });
+    const said = (answer as { domain?: unknown } | null)?.domain;
+    if (!client.#domainGiven && typeof said === 'string' && /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(said)) {
+      client.#domain = domainName(said);
+    }
     return client;
+  }
+
+  /** The domain callback names end with. */
+  get domain(): string {
+    return this.#domain;
   }
 
   get server(): string {
@@ -149,6 +163,10 @@ export function serverUrl(server: string): URL {
     throw new OastClientError(`"${server}": an interactsh server is reached over http or https`);
   }
   return url;
+}
+
+function domainName(text: string): string {
+  return text.toLowerCase().replace(/\.$/, '');
 }
 
 function readInteraction(json: string): Interaction | undefined {

@@ -11,6 +11,11 @@ export interface HttpListenerOptions {
   readonly recorder: Recorder;
   /** When set, the API answers only requests whose `Authorization` header is this token. */
   readonly token?: string;
+  /**
+   * Said in the answer to a registration, so a client given only the listener's address (`-iserver
+   * http://10.0.0.5`) names callbacks under the domain; interactsh clients ignore it.
+   */
+  readonly domain: string;
 }
 
 /**
@@ -105,7 +110,7 @@ function api(
   reply(
     res,
     outcome.ok ? 200 : outcome.status,
-    outcome.ok ? { message: 'registration successful' } : { error: outcome.message },
+    outcome.ok ? { message: 'registration successful', domain: options.domain } : { error: outcome.message },
   );
 }
 

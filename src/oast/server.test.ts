@@ -85,6 +85,15 @@ describe('keyhole oast server and the interactsh client', () => {
     expect(await client.poll()).toEqual([]);
   });
 
+  it('tells a client given only its address the domain to name callbacks under', async () => {
+    const server = await serve();
+    const client = await OastClient.register({ server: server.url });
+    expect(client.domain).toBe('oast.test');
+    expect(client.newName().host).toMatch(/\.oast\.test$/);
+    const given = await OastClient.register({ server: server.url, domain: 'other.test' });
+    expect(given.domain).toBe('other.test');
+  });
+
   it('records a callback whose label is in the path, for targets that reach the listener by address', async () => {
     const server = await serve();
     const client = await OastClient.register({ server: server.url, domain: server.domain });

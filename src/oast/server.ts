@@ -49,6 +49,7 @@ export async function startOastServer(options: OastServerOptions): Promise<OastS
   const httpServer = createHttpListener({
     registry,
     recorder,
+    domain,
     ...(options.token ? { token: options.token } : {}),
   });
   const http = await listenHttp(httpServer, options.http);

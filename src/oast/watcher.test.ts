@@ -59,6 +59,16 @@ describe('the interaction watcher', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('lets a run stop waiting before the cooldown', async () => {
+    const { watcher } = await watch({ cooldownMs: 5000 });
+    const stop = new AbortController();
+    const started = Date.now();
+    const waiting = watcher.waitFor([watcher.newName().uniqueId], () => true, stop.signal);
+    setTimeout(() => stop.abort(), 100);
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('sees a callback that landed at the end of the cooldown, by polling once more before closing', async () => {
     const { server, watcher } = await watch({ pollMs: 60_000, cooldownMs: 200 });
     const name = watcher.newName();
@@ -81,7 +91,7 @@ describe('the interaction watcher', () => {
     expect(Date.now() - started).toBeLessThan(100);
   });
 
-  it('keeps at most the cache size of names nobody waits for, forgetting the oldest first', async () => {
+  it('keeps the interactions of at most the cache size of names, forgetting the oldest first', async () => {
     const { server, watcher } = await watch({ cacheSize: 2 });
     const names = [watcher.newName(), watcher.newName(), watcher.newName()];
     for (const name of names) await callBack(server, name.host);

@@ -10,7 +10,7 @@ export const OAST_DEFAULTS = {
 } as const;
 
 export interface WatcherOptions {
-  /** How many callback names keep their interactions while nobody waits for them. */
+  /** How many callback names keep their interactions (the oldest names are forgotten first). */
   readonly cacheSize: number;
   /** Milliseconds such interactions are kept. */
   readonly evictionMs: number;
@@ -31,8 +31,9 @@ interface Waiter {
 
 /**
  * Watches one registration for a scan: polls the server on a period, hands each interaction to the
- * run that made its callback name, and keeps the interactions nobody waits for yet (a run may make
- * its request before it starts waiting) in a bounded cache that forgets them after a while.
+ * runs waiting for its callback name, and keeps the interactions of each name in a bounded cache that
+ * forgets them after a while: a run may make its request before it starts waiting, and a later request
+ * of a run may wait for the name an earlier one wrote.
  */
 export class InteractionWatcher {
   readonly #cache = new Map<string, { interactions: Interaction[]; at: number }>();
@@ -57,9 +58,13 @@ export class InteractionWatcher {
 
   /**
    * Hands `take` the interactions of the names `ids`, as they arrive, until it returns true or the
-   * cooldown passes (with one last poll at its end); resolves then.
+   * cooldown passes (with one last poll at its end), or `signal` aborts; resolves then.
    */
-  waitFor(ids: Iterable<string>, take: (interaction: Interaction) => boolean): Promise<void> {
+  waitFor(
+    ids: Iterable<string>,
+    take: (interaction: Interaction) => boolean,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const wanted = new Set([...ids].map((id) => id.toLowerCase()));
     return new Promise((resolve) => {
       let done = false;
@@ -75,10 +80,11 @@ export class InteractionWatcher {
           resolve();
         },
       };
-      if (this.fromCache(waiter) || this.#closed) {
+      if (signal?.aborted === true || this.fromCache(waiter) || this.#closed) {
         waiter.finish();
         return;
       }
+      signal?.addEventListener('abort', () => waiter.finish(), { once: true });
       this.#waiters.add(waiter);
       timer = setTimeout(() => {
         void this.pollNow().then(() => waiter.finish());
@@ -119,12 +125,10 @@ export class InteractionWatcher {
     this.evictOld();
     for (const interaction of interactions) {
       const id = interaction['unique-id'];
-      const waiters = [...this.#waiters].filter((w) => w.ids.has(id));
-      if (waiters.length === 0) {
-        this.remember(id, interaction);
-        continue;
+      this.remember(id, interaction);
+      for (const waiter of [...this.#waiters]) {
+        if (waiter.ids.has(id) && waiter.take(interaction)) waiter.finish();
       }
-      for (const waiter of waiters) if (waiter.take(interaction)) waiter.finish();
     }
   }
 
@@ -133,8 +137,7 @@ export class InteractionWatcher {
     for (const id of waiter.ids) {
       const entry = this.#cache.get(id);
       if (entry === undefined) continue;
-      this.#cache.delete(id);
-      for (const interaction of entry.interactions) if (waiter.take(interaction)) return true;
+      for (const interaction of [...entry.interactions]) if (waiter.take(interaction)) return true;
     }
     return false;
   }

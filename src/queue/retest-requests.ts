@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type RetestOutcome, retestFindings } from '../retest/index.js';
+import { needsOast, type RetestOutcome, retestFindings } from '../retest/index.js';
 import type { ScanSession } from '../scan/index.js';
 import type { Finding, RetestRequest, Store } from '../store/index.js';
 
@@ -83,6 +83,8 @@ async function runRequest(
   const others = new Set<string>();
   for await (const sibling of store.findings.allOfScan(finding.scanId)) others.add(sibling.vulnHash);
   let outcome: RetestOutcome<Finding> | undefined;
+  // A worker registers its session for the first out-of-band retest; `keyhole serve` has none.
+  if (await needsOast([finding])) await session.readyOast();
   const { aborted } = await retestFindings(
     [finding],
     {

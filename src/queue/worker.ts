@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunnableTemplate } from '../engine/index.js';
+import { type RunnableTemplate, usesOast } from '../engine/index.js';
 import { formatTruncatedBodies } from '../output/index.js';
 import { loadStoredTemplate } from '../retest/index.js';
 import {
   authenticationFailure,
   FindingBatches,
   figuresSince,
+  OastUnavailable,
   plannedRuns,
   runScan,
   type ScanPlan,
@@ -211,6 +212,8 @@ async function runChunk(
   const heartbeat = new Heartbeat(store, claim, stats, options, () => stop.abort(new Error('lease lost')));
   let aborted: boolean;
   try {
+    // Each worker registers its own session, once a chunk has a template that needs one.
+    if (plan.templates.some(usesOast)) await session.readyOast();
     ({ aborted } = await runScan(plan, {
       concurrency: options.concurrency,
       bulkSize: options.bulkSize,
@@ -227,6 +230,7 @@ async function runChunk(
       signal: stop.signal,
     }));
   } catch (error) {
+    if (error instanceof OastUnavailable) return { outcome: { failure: error.message }, findings: 0 };
     return { outcome: { failure: `internal error: ${messageOf(error)}` }, findings: writer.written };
   } finally {
     session.signal.removeEventListener('abort', onStop);

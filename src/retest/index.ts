@@ -5,4 +5,4 @@
  * the same way.
  */
 export { type RetestOutcome, type RetestSubject, retestFindings, retestTarget } from './retest-findings.js';
-export { loadStoredTemplate } from './stored-template.js';
+export { loadStoredTemplate, needsOast } from './stored-template.js';

@@ -98,7 +98,7 @@ describe('a stored template', () => {
   });
 
   it('that uses what keyhole does not run is unsupported, with the feature named', async () => {
-    const oast = template('ok').replace('http:', 'variables:\n  u: "{{interactsh-url}}"\nhttp:');
+    const oast = template('ok', '    payloads:\n      u: ["{{interactsh-url}}"]\n');
     const stored = await loadStoredTemplate({ id: 'exposed', path: '', encoded: base64(oast) });
     expect(stored).toMatchObject({ status: 'unsupported' });
     expect(stored.status === 'unsupported' && stored.reason).toMatch(/interactsh/);

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { usesOast } from '../engine/index.js';
 import { type Diagnostic, formatBytes } from '../source/index.js';
 import {
   isTemplateFile,
@@ -129,4 +130,30 @@ function fileName(ref: StoredTemplateRef): string {
 async function readText(path: string): Promise<string | undefined> {
   const read = await readTemplateText(path);
   return read.ok ? read.text : undefined;
+}
+
+/**
+ * Whether a finding's template writes `{{interactsh-url}}`: its retest then needs an interactsh
+ * registration, as its scan did (and only then).
+ */
+export async function needsOast(
+  findings: readonly {
+    readonly templateId: string;
+    readonly templatePath: string;
+    readonly templateEncoded: string;
+  }[],
+): Promise<boolean> {
+  const seen = new Set<string>();
+  for (const finding of findings) {
+    const key = `${finding.templateId}\n${finding.templatePath}\n${finding.templateEncoded}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const stored = await loadStoredTemplate({
+      id: finding.templateId,
+      path: finding.templatePath,
+      encoded: finding.templateEncoded,
+    });
+    if (stored.status === 'ok' && usesOast(stored.template)) return true;
+  }
+  return false;
 }

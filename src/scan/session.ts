@@ -72,6 +72,11 @@ export interface SessionSettings {
   readonly signal: AbortSignal;
   /** Out-of-band testing: where callbacks go; none (`-ni`, or no template needs it) when absent. */
   readonly oast?: OastPlan;
+  /**
+   * Register with the interactsh server only when {@link ScanSession.readyOast} is first called (a
+   * worker, once a chunk needs it), instead of before the first request.
+   */
+  readonly oastOnDemand?: boolean;
   /** The Chromium a browser login drives (`KEYHOLE_CHROMIUM`); unset: Debian's, /usr/bin/chromium. */
   readonly chromium?: string | undefined;
 }
@@ -120,6 +125,11 @@ export interface ScanSession {
   forgetFailures(): void;
   /** Hosts given up on (`-mhe`), and the requests to them that were not sent. */
   skippedHosts(): { readonly hosts: number; readonly requestsNotSent: number };
+  /**
+   * Registers with the interactsh server if the session has not yet (once; rejects with
+   * {@link OastUnavailable} when no server can be used); runs made after it get the callbacks.
+   */
+  readyOast(): Promise<void>;
 }
 
 /**
@@ -139,18 +149,53 @@ export async function withScanSession<T>(
   });
   // Every request in flight listens to the session's signal: hundreds at once is normal here.
   setMaxListeners(0, settings.signal);
-  let oast: OpenOast | undefined;
+  const oast = new OastOpener(settings.oast, listener);
   try {
-    if (settings.oast !== undefined) {
-      oast = await openOast(settings.oast, (error) =>
-        listener.onOastPollError?.(error instanceof Error ? error.message : String(error)),
-      );
-      listener.onOastReady?.(oast.description);
-    }
+    if (settings.oastOnDemand !== true) await oast.ready();
     return await work(await openSession(settings, listener, client, oast));
   } finally {
-    await oast?.close();
+    await oast.close();
     await client.close();
+  }
+}
+
+/** The session's registration with an interactsh server, opened once when first wanted. */
+class OastOpener {
+  #opening: Promise<OpenOast> | undefined;
+  #open: OpenOast | undefined;
+
+  constructor(
+    private readonly plan: OastPlan | undefined,
+    private readonly listener: SessionListener,
+  ) {}
+
+  /** The watcher, once open. */
+  get watcher(): OpenOast['watcher'] | undefined {
+    return this.#open?.watcher;
+  }
+
+  async ready(): Promise<void> {
+    const plan = this.plan;
+    if (plan === undefined) return;
+    this.#opening ??= openOast(plan, (error) =>
+      this.listener.onOastPollError?.(error instanceof Error ? error.message : String(error)),
+    ).then((open) => {
+      this.#open = open;
+      this.listener.onOastReady?.(open.description);
+      return open;
+    });
+    try {
+      await this.#opening;
+    } catch (error) {
+      // Another chunk may try again: a server down a minute ago may answer now.
+      this.#opening = undefined;
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#opening?.catch(() => undefined);
+    await this.#open?.close();
   }
 }
 
@@ -158,7 +203,7 @@ async function openSession(
   settings: SessionSettings,
   listener: SessionListener,
   client: HttpClient,
-  oast: OpenOast | undefined,
+  oast: OastOpener,
 ): Promise<ScanSession> {
   const rate =
     settings.rateLimit === undefined ? undefined : rateLimited(new RateLimiter(settings.rateLimit));
@@ -196,7 +241,7 @@ async function openSession(
       ...(settings.overrides === undefined ? {} : { overrides: settings.overrides }),
       matcherStatus,
       timeoutMs: settings.timeoutMs,
-      ...(oast === undefined ? {} : { oast: oast.watcher }),
+      ...(oast.watcher === undefined ? {} : { oast: oast.watcher }),
     }),
     resolveTarget: resolveScheme,
     forgetFailures: () => {
@@ -204,6 +249,7 @@ async function openSession(
       hostErrors?.forget();
     },
     skippedHosts: () => hostErrors?.figures ?? { hosts: 0, requestsNotSent: 0 },
+    readyOast: () => oast.ready(),
   };
 }
 

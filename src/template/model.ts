@@ -67,6 +67,8 @@ export interface TemplateText {
 /** A `variables:` entry: its value (`{{rand_base(5)}}`, `admin`, …) is rendered per request. */
 export interface Variable extends TemplateText {
   readonly name: string;
+  /** The value as written. */
+  readonly text?: string;
 }
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../source/index.js';
 import { type ParsedTemplate, type ParseOptions, parseTemplate, type TemplateResult } from './parse.js';
 import type { PayloadFileReader } from './payloads.js';
+import { writesOastName } from './placeholders.js';
 
 const HEADER = 'id: t-1\ninfo:\n  name: T\n  author: me\n';
 
@@ -607,15 +608,19 @@ describe('unsupported features', () => {
     expect(parse(`${raw}${matchers}`).status).toBe('ok');
   });
 
-  it('marks {{interactsh-url}} unsupported where no request gives it a callback name: variables and matcher values', () => {
-    expect(unsupported(`${HEADER}variables:\n  u: "{{interactsh-url}}"\n${GET}`)).toEqual([
-      '6:7 out-of-band testing ({{interactsh-url}})',
-    ]);
+  it('marks {{interactsh-url}} unsupported where no request gives it a callback name: matcher values', () => {
     expect(
       unsupported(
         `${HEADER}${GET}    matchers:\n      - type: word\n        words: ["{{interactsh-url}}"]\n`,
       )[0],
     ).toMatch(/out-of-band testing \(\{\{interactsh-url\}\}\)/);
+  });
+
+  it('counts a variable holding {{interactsh-url}} as written by the blocks that use it', () => {
+    const t = ok(
+      `${HEADER}variables:\n  cb: "http://{{interactsh-url}}"\nhttp:\n  - path: ["{{BaseURL}}/?u={{cb}}"]\n  - path: ["{{BaseURL}}/plain"]\n`,
+    );
+    expect(t.http.map(writesOastName)).toEqual([true, false]);
   });
 
   it('reports errors rather than unsupported when a template has both', () => {

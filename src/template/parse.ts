@@ -34,7 +34,7 @@ import {
 } from './model.js';
 import { compileBlockOperators, decodeOperators } from './operators.js';
 import { combinationCount, decodePayloads, type PayloadFileReader } from './payloads.js';
-import { positionInScalar } from './placeholders.js';
+import { oastMarkerOffset, positionInScalar } from './placeholders.js';
 import { parseRawRequest, RawRequestError } from './raw.js';
 import { compileScalar, EMPTY_TEXT } from './texts.js';
 
@@ -164,6 +164,7 @@ function decodeTemplate(
       if (block !== undefined) blocks.push(block);
     });
   }
+  writeOastVariables(blocks, variables);
   const flow = fields.flow === undefined ? undefined : decodeFlow(ctx, fields.flow, blocks);
   const randstrNames = findRandstrNames(ctx.text);
   if (id === undefined || info === undefined || ctx.diagnostics.hasErrors || ctx.unsupported.length > 0) {
@@ -217,9 +218,9 @@ function decodeVariables(ctx: ParseContext, entry: MapEntry | undefined): Variab
       ctx.error(node.pos, path, 'a variable holds one text value (it may use {{…}} expressions)');
       continue;
     }
-    ctx.checkOastMarkers(node, path);
+    // `{{interactsh-url}}` in a variable: a callback name per request, as nuclei evaluates it.
     const template = compileScalar(ctx, node, path);
-    if (template !== undefined) out.push({ name, template, pos: node.pos });
+    if (template !== undefined) out.push({ name, template, pos: node.pos, text: node.text });
   }
   return out;
 }
@@ -545,6 +546,20 @@ function redirectPolicy(ctx: ParseContext, f: BlockFields, path: Path): Redirect
     follow: sameHost ? 'same-host' : 'all',
     max: max === undefined || max === 0 ? DEFAULT_MAX_REDIRECTS : max,
   };
+}
+
+/**
+ * A block that uses a variable holding `{{interactsh-url}}` writes a callback name: the variable's
+ * text counts as written where the variable is used.
+ */
+function writeOastVariables(blocks: HttpBlock[], variables: readonly Variable[]): void {
+  const oast = variables.filter((v) => v.text !== undefined && oastMarkerOffset(v.text) >= 0);
+  if (oast.length === 0) return;
+  blocks.forEach((block, i) => {
+    const used = oast.filter((v) => new RegExp(`\\{\\{[^}]*\\b${v.name}\\b`).test(block.usageText));
+    if (used.length === 0) return;
+    blocks[i] = { ...block, usageText: [block.usageText, ...used.map((v) => v.text)].join('\n') };
+  });
 }
 
 /** The text of every section where a payload name counts as used (as nuclei checks it). */

@@ -2,9 +2,9 @@ import type { Position, ScalarNode } from '../source/index.js';
 
 /**
  * Out-of-band (interactsh) markers, wherever they sit (also inside a helper call such as
- * `{{base64("{{interactsh-url}}")}}`). A request's text gets a callback name per request; a
- * `variables:` value, a payload or a matcher's own value get none (the run evaluates them before or
- * apart from any request), so there the marker is reported as unsupported.
+ * `{{base64("{{interactsh-url}}")}}`). A request's text, and a `variables:` value a request uses,
+ * get a callback name per request; a payload or a matcher's own value get none (the run evaluates
+ * them apart from any request), so there the marker is reported as unsupported.
  */
 const OAST_MARKER = /\{\{\s*interactsh[-_]url(?:_\d+)*\s*\}\}/i;
 

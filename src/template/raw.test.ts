@@ -83,6 +83,15 @@ describe('parseRawRequest', () => {
     expect(parse(crlf(['GET / HTTP/1.1', '', '']), 'http://app.test/blog').request.target).toBe('/blog');
   });
 
+  it('joins the "/" of "/?query" onto the target path, as nuclei does (only a bare "/" is dropped)', () => {
+    expect(parse(crlf(['GET /?a=1 HTTP/1.1', '', '']), 'http://app.test/status').request.target).toBe(
+      '/status/?a=1',
+    );
+    expect(parse(crlf(['GET /?a=1 HTTP/1.1', '', '']), 'http://app.test/status/').request.target).toBe(
+      '/status/?a=1',
+    );
+  });
+
   it('replaces the target path with disable-path-automerge', () => {
     const r = parse(crlf(['GET /admin HTTP/1.1', '', '']), 'http://app.test/blog', {
       disablePathAutomerge: true,

@@ -211,7 +211,9 @@ function mergeRequestPath(
       ? written
       : `${written}${query === undefined ? '?' : '&'}${target.query}`;
   }
-  const own = path === '/' ? '' : path;
+  // nuclei drops a request-target of just `/` (so `GET / HTTP/1.1` is the target's own path), not
+  // the `/` of `/?x=1`, which joins the target's path as `/app/?x=1`
+  const own = path === '/' && query === undefined ? '' : path;
   return joinQuery(mergePaths(targetPath, own), mergeQueries(target.query, query));
 }
 

@@ -78,6 +78,8 @@ export async function withCommandSession<T>(
     readonly counts?: SessionCounts;
     /** Out-of-band testing for the templates that need it. */
     readonly oast?: OastPlan | undefined;
+    /** Register with the interactsh server once a run needs it, not before the first request. */
+    readonly oastOnDemand?: boolean;
   },
   targets: readonly string[] | undefined,
   work: (session: ScanSession) => Promise<T>,
@@ -112,6 +114,7 @@ export async function withCommandSession<T>(
     signal: stop.signal,
     chromium: io.env.KEYHOLE_CHROMIUM || undefined,
     ...(context.oast === undefined ? {} : { oast: context.oast }),
+    ...(context.oastOnDemand === true ? { oastOnDemand: true } : {}),
   };
   const listener: SessionListener = {
     ...(counts === undefined

@@ -1,3 +1,4 @@
+import type { EventInteraction } from '../../event/index.js';
 import {
   type Finding,
   type RetestRequest,
@@ -106,6 +107,7 @@ export function FindingPage(props: { viewer: Viewer; view: FindingView }) {
           ))}
         </ul>
       )}
+      <Block title="Out-of-band interaction" text={describeInteraction(event.interaction)} />
       <Block title="curl command" text={event['curl-command']} />
       <Block title="Request" text={event.request} />
       <Block
@@ -119,6 +121,19 @@ export function FindingPage(props: { viewer: Viewer; view: FindingView }) {
       ) : null}
     </Layout>
   );
+}
+
+/** The callback that confirmed the finding, as text: what called back, from where, and what it sent. */
+function describeInteraction(interaction: EventInteraction | undefined): string | undefined {
+  if (interaction === undefined) return undefined;
+  const kind = interaction['q-type'] ? ` (${interaction['q-type']})` : '';
+  const lines = [
+    `${interaction.protocol.toUpperCase()}${kind} callback to ${interaction['full-id']} from ${interaction['remote-address']} at ${interaction.timestamp}`,
+  ];
+  if (interaction['smtp-from']) lines.push(`MAIL FROM: ${interaction['smtp-from']}`);
+  if (interaction['raw-request']) lines.push('', interaction['raw-request']);
+  if (interaction['raw-response']) lines.push('', interaction['raw-response']);
+  return lines.join('\n');
 }
 
 function Block(props: { title: string; text: string | undefined }) {

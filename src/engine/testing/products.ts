@@ -17,6 +17,12 @@ export interface ExpectedFinding {
 
 export type RawHandler = (head: string, socket: Socket) => void;
 
+/**
+ * How a product fetches a URL it was given (a blind SSRF): the corpus test points it at its
+ * out-of-band listener, as a host of a network whose resolver is the listener's DNS.
+ */
+export const productNetwork = { fetch: (_url: string): Promise<void> => Promise.resolve() };
+
 export interface CorpusCase {
   /** Path under test/corpus. */
   readonly template: string;
@@ -772,7 +778,36 @@ export const CORPUS_CASES: readonly CorpusCase[] = [
       },
     ],
   },
+  {
+    template: 'http/vulnerabilities/wordpress/wordpress-ssrf-oembed.yaml',
+    product: oembedProxy(true),
+    other: oembedProxy(false),
+    expected: [{ matchedAt: /^\/wp-json\/oembed\/1\.0\/proxy\?url=http:\/\/[0-9a-z]{33}\.oast\.test$/ }],
+  },
 ];
+
+/**
+ * WordPress's oEmbed proxy: without `url` it asks for one; the vulnerable one fetches the URL it is
+ * given in the background and answers at once, the other refuses it.
+ */
+function oembedProxy(vulnerable: boolean): Route[] {
+  return [
+    {
+      path: '/wp-json/oembed/1.0/proxy',
+      respond: (request) => {
+        const url = request.query.get('url');
+        if (url === null) {
+          return json({ code: 'rest_missing_callback_param', message: 'Missing parameter(s): url' }, 400);
+        }
+        if (vulnerable) void productNetwork.fetch(url);
+        return json(
+          { code: 'rest_forbidden', message: 'Sorry, you are not allowed to make proxied oEmbed requests.' },
+          401,
+        );
+      },
+    },
+  ];
+}
 
 /**
  * An S3-backed site behind a cache that keys on the first Host header but forwards a later one hidden

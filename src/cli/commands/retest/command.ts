@@ -1,6 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
 import { groupHelp } from '../../shared/help-groups.js';
+import { addOastOptions } from '../../shared/oast-options.js';
 import { dbOption, existingTeamOption, type FlagsOf } from '../../shared/options.js';
 import {
   addRequestOptions,
@@ -54,10 +55,12 @@ function defineRetest(program: Command) {
     .description("run findings' templates on their targets again and record whether they still match")
     .argument('[vuln-ids...]', 'vuln ids of the findings to retest')
     .option('--scan <scan-id>', 'retest every finding of this scan');
-  return addRequestOptions(command, {
-    prefetch: 'before the retests, for every dynamic secret that applies to a target',
-    rateLimitScope: 'all the retests',
-  })
+  return addOastOptions(
+    addRequestOptions(command, {
+      prefetch: 'before the retests, for every dynamic secret that applies to a target',
+      rateLimitScope: 'all the retests',
+    }),
+  )
     .addOption(jsonlOption('each recorded retest result as a JSON line'))
     .addOption(silentOption('print the results only'))
     .addOption(noRedactOption('show and record secret values instead of [REDACTED]'))

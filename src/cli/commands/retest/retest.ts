@@ -1,4 +1,5 @@
 import {
+  needsOast,
   type RetestOutcome,
   type RetestSubject,
   retestFindings,
@@ -60,7 +61,9 @@ async function retest(config: RetestConfig, io: CliIo): Promise<number> {
     const others = await findingsOfScans(store, findings, 'scanId' in config.select);
     const stats = new ScanStats(findings.length);
     const targets = [...new Set(findings.map(retestTarget))];
-    return withCommandSession(config, secrets, { io, output, counts: stats }, targets, async (session) => {
+    const oast = (await needsOast(findings)) ? config.oast : undefined;
+    const context = { io, output, counts: stats, oast };
+    return withCommandSession(config, secrets, context, targets, async (session) => {
       const run = await retestAndRecord(store, findings, others, session, config, io);
       stats.stop();
       if (run.failure !== undefined) output.fatal(run.failure);

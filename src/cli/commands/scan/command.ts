@@ -1,6 +1,7 @@
 import { type Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
 import { groupHelp } from '../../shared/help-groups.js';
+import { addOastOptions } from '../../shared/oast-options.js';
 import { collect, collectList, dbOption, type FlagsOf, teamOption } from '../../shared/options.js';
 import {
   addRequestOptions,
@@ -82,14 +83,7 @@ Examples:
   $ keyhole scan --queue -l hosts.txt -t templates/ --db postgres://keyhole@db/keyhole --chunk-size 100
 `;
 
-/** nuclei's defaults for `-interactions-*`; the oast folder's `OAST_DEFAULTS` (a test keeps them equal). */
-export const OAST_DEFAULTS = {
-  cacheSize: 5000,
-  evictionSeconds: 60,
-  pollSeconds: 5,
-  cooldownSeconds: 5,
-} as const;
-const PUBLIC_OAST_LIST = 'oast.pro, oast.live, oast.site, oast.online, oast.fun, oast.me';
+export { OAST_DEFAULTS } from '../../shared/oast-options.js';
 
 /** Seconds between `-stats` lines, as nuclei's default. */
 export const DEFAULT_STATS_INTERVAL = 5;
@@ -112,7 +106,7 @@ function defineScan(program: Command) {
     .addOption(
       new Option('--ud, --update-template-dir <dir>', 'nuclei spelling of --templates-dir').hideHelp(),
     );
-  return addSelectionOptions(
+  const reporting = addSelectionOptions(
     addRequestOptions(command, {
       prefetch: 'before any scan request, for every dynamic secret that applies to a target',
       rateLimitScope: 'the whole scan',
@@ -134,41 +128,8 @@ function defineScan(program: Command) {
     )
     .option('--se, --sarif-export <file>', 'write findings to a SARIF 2.1.0 file')
     .option('--je, --json-export <file>', 'write findings to a file as one JSON array')
-    .addOption(noRedactOption('show secret values in output instead of [REDACTED]'))
-    .option(
-      '--iserver, --interactsh-server <url>',
-      `interactsh server for out-of-band templates: a URL or host, or a comma list tried in order (default: nuclei's public ${PUBLIC_OAST_LIST}; also -iserver)`,
-    )
-    .option('--itoken, --interactsh-token <token>', 'token of a self-hosted interactsh server (also -itoken)')
-    .option(
-      '--interactions-cache-size <n>',
-      `callback names whose interactions are kept while no run waits for them (default ${OAST_DEFAULTS.cacheSize})`,
-    )
-    .option(
-      '--interactions-eviction <seconds>',
-      `how long such interactions are kept (default ${OAST_DEFAULTS.evictionSeconds})`,
-    )
-    .option(
-      '--interactions-poll-duration <seconds>',
-      `seconds between polls of the interactsh server (default ${OAST_DEFAULTS.pollSeconds})`,
-    )
-    .option(
-      '--interactions-cooldown-period <seconds>',
-      `seconds a request waits for its callback before its run goes on without one (default ${OAST_DEFAULTS.cooldownSeconds})`,
-    )
-    .option(
-      '--ni, --no-interactsh',
-      'no out-of-band testing: requests with {{interactsh-url}} are skipped (also -ni)',
-    )
-    .option(
-      '--oast-listen <host:port>',
-      "run keyhole's own interactsh listener in this process (HTTP on this address) instead of -iserver",
-    )
-    .option('--oast-domain <name>', 'domain whose subdomains the targets call back on (with --oast-listen)')
-    .option(
-      '--oast-dns-listen <host:port>',
-      'also answer DNS for the domain here, UDP and TCP (with --oast-listen)',
-    )
+    .addOption(noRedactOption('show secret values in output instead of [REDACTED]'));
+  return addOastOptions(reporting)
     .option('--name <name>', 'name of the scan in the store (default: its first target)')
     .option('--no-store', 'do not record the scan in the store')
     .option('--rescan <scan-id>', "run a stored scan's targets and templates again, as a new scan")

@@ -6,7 +6,22 @@ import { numberFlag } from '../../shared/request-config.js';
 import { listenAddress } from '../oast/command.js';
 import { OAST_DEFAULTS, type ScanFlags } from './command.js';
 
-type GivenFlags = Partial<ScanFlags>;
+/** The out-of-band flags, as `scan` and `worker` take them. */
+type GivenFlags = Partial<
+  Pick<
+    ScanFlags,
+    | 'interactsh'
+    | 'interactshServer'
+    | 'interactshToken'
+    | 'interactionsCacheSize'
+    | 'interactionsEviction'
+    | 'interactionsPollDuration'
+    | 'interactionsCooldownPeriod'
+    | 'oastListen'
+    | 'oastDomain'
+    | 'oastDnsListen'
+  >
+>;
 
 /**
  * Where the scan's out-of-band callbacks go: `-ni` none; `--oast-listen` keyhole's own listener in

@@ -1,9 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureServer, fixtureServer } from '../../../engine/testing/server.js';
 import { OAST_DEFAULTS as WATCHER_DEFAULTS } from '../../../oast/index.js';
-import { type BlindSsrfApp, blindSsrfApp } from '../../../oast/testing/blind-ssrf.js';
+import { type BlindSsrfApp, blindSsrfApp, fetchThroughListener } from '../../../oast/testing/blind-ssrf.js';
 import { memoryIo } from '../../io.js';
 import { run } from '../../program.js';
 import { OAST_DEFAULTS } from './command.js';
@@ -185,6 +187,108 @@ describe('keyhole scan with out-of-band templates', () => {
     expect(io.err()).toContain('-ni: the requests with {{interactsh-url}} of 1 template are skipped');
     expect(io.out()).toBe('');
   });
+});
+
+describe('keyhole scan with a real out-of-band template, and the cooldown', () => {
+  let dir: string;
+  let listen: string[];
+  let target: FixtureServer;
+  /** How long the application waits before it fetches the URL it was given. */
+  let delayMs = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'keyhole-oast-'));
+    await writeFile(join(dir, 'delayed.yaml'), SSRF);
+    const http = await freePort();
+    const dns = await freePort();
+    listen = [
+      '--oast-listen',
+      `127.0.0.1:${http}`,
+      '--oast-domain',
+      'oast.test',
+      '--oast-dns-listen',
+      `127.0.0.1:${dns}`,
+      '-interactions-poll-duration',
+      '0.2',
+    ];
+    const fetchLater = (url: string) =>
+      setTimeout(() => void fetchThroughListener(url, { host: '127.0.0.1', port: dns }, http), delayMs);
+    // WordPress's oEmbed proxy, as the template expects it: without `url` it asks for one; with it,
+    // it fetches the URL in the background (here from a network whose resolver is the listener's DNS).
+    target = await fixtureServer([
+      {
+        method: 'GET',
+        path: '/wp-json/oembed/1.0/proxy',
+        respond: (request) => {
+          const url = request.query.get('url');
+          if (url === null)
+            return {
+              status: 400,
+              headers: { 'Content-Type': 'application/json' },
+              body: '{"code":"rest_missing_callback_param","message":"Missing parameter(s): url","data":{"status":400}}',
+            };
+          fetchLater(url);
+          return { status: 401, body: '{"code":"rest_forbidden"}' };
+        },
+      },
+      {
+        method: 'GET',
+        path: '/fetch',
+        respond: (request) => {
+          fetchLater(request.query.get('url') ?? '');
+          return { body: 'queued' };
+        },
+      },
+    ]);
+  });
+
+  afterAll(async () => {
+    await target.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function scan(...argv: string[]) {
+    const io = memoryIo({ cwd: dir });
+    const code = await run(['scan', '-u', target.url, '-j', '--no-store', ...listen, ...argv], io);
+    expect(code, io.err()).toBe(0);
+    return io
+      .out()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  it("finds the blind SSRF of WordPress's oEmbed proxy with nuclei-templates' wordpress-ssrf-oembed", async () => {
+    delayMs = 0;
+    const corpus = fileURLToPath(
+      new URL(
+        '../../../../test/corpus/http/vulnerabilities/wordpress/wordpress-ssrf-oembed.yaml',
+        import.meta.url,
+      ),
+    );
+    const events = await scan('-t', corpus);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.['template-id']).toBe('wordpress-ssrf-oembed');
+    expect(events[0]?.['matched-at']).toMatch(
+      /\/wp-json\/oembed\/1\.0\/proxy\?url=http:\/\/[0-9a-z]{33}\.oast\.test$/,
+    );
+    expect(events[0]?.interaction).toMatchObject({ protocol: 'http' });
+  });
+
+  it('waits -interactions-cooldown-period for a callback: one later than that is not seen, one within it is', async () => {
+    delayMs = 1500;
+    expect(await scan('-t', 'delayed.yaml', '-interactions-cooldown-period', '0.5')).toEqual([]);
+    const events = await scan('-t', 'delayed.yaml', '-interactions-cooldown-period', '4');
+    expect(events.map((e) => (e.interaction as { protocol: string }).protocol)).toEqual(['http']);
+  });
+
+  it("waits nuclei's default cooldown of 5 s when none is given", async () => {
+    delayMs = 3500;
+    const started = Date.now();
+    const events = await scan('-t', 'delayed.yaml');
+    expect(events).toHaveLength(1);
+    expect(Date.now() - started).toBeGreaterThan(3500);
+  }, 20_000);
 });
 
 describe('the out-of-band flags', () => {

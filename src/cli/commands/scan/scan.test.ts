@@ -481,7 +481,7 @@ describe('keyhole scan configuration errors (exit 1, before any request)', () =>
   it('skips an unsupported template with a one-line notice and runs the others', async () => {
     ws.file(
       'oob.yaml',
-      'id: oob\ninfo: {name: oob, author: a, severity: info}\nvariables:\n  u: "{{interactsh-url}}"\nhttp:\n  - method: GET\n    path: ["{{BaseURL}}/?u={{u}}"]\n    matchers:\n      - type: word\n        words: [x]\n',
+      'id: oob\ninfo: {name: oob, author: a, severity: info}\nhttp:\n  - method: GET\n    path: ["{{BaseURL}}/?u={{u}}"]\n    payloads:\n      u: ["{{interactsh-url}}"]\n    matchers:\n      - type: word\n        words: [x]\n',
     );
     const result = await scan('-u', host.origin, '-t', 'found.yaml', '-t', 'oob.yaml');
     expect(result.code).toBe(0);

@@ -44,7 +44,7 @@ describe('keyhole templates validate', () => {
   it('reports every corpus template OK and exits 0', async () => {
     const io = memoryIo();
     const code = await run(['templates', 'validate', 'test/corpus'], io);
-    expect(io.out()).toMatch(/^32 templates: 32 OK, 0 with errors, 0 unsupported$/m);
+    expect(io.out()).toMatch(/^33 templates: 33 OK, 0 with errors, 0 unsupported$/m);
     expect(io.out()).toContain('OK test/corpus/http/default-logins/apache/tomcat-default-login.yaml');
     expect(io.out()).toContain('OK test/corpus/http/cves/2023/CVE-2023-6970.yaml');
     expect(io.out()).toContain('OK test/corpus/http/cves/2024/CVE-2024-45309.yaml');
@@ -244,7 +244,7 @@ http:
     const dir = fixtures();
     const exec = promisify(execFile);
     const good = await exec(process.execPath, ['dist/cli/main.js', 'templates', 'validate', 'test/corpus']);
-    expect(good.stdout).toMatch(/32 OK/);
+    expect(good.stdout).toMatch(/33 OK/);
     const bad = await exec(process.execPath, ['dist/cli/main.js', 'templates', 'validate', dir]).catch(
       (e) => e,
     );

@@ -1,6 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CommandRegistrar } from '../../program.js';
 import { groupHelp } from '../../shared/help-groups.js';
+import { addOastOptions } from '../../shared/oast-options.js';
 import { dbOption, type FlagsOf } from '../../shared/options.js';
 import { addRequestOptions, noRedactOption, silentOption } from '../../shared/request-options.js';
 
@@ -48,10 +49,12 @@ function defineWorker(program: Command) {
     .description(
       'run the chunks of scans queued with scan --queue and the retests asked for through the API, until stopped',
     );
-  return addRequestOptions(command, {
-    prefetch: 'before taking work, for every dynamic secret that has an input',
-    rateLimitScope: 'this worker',
-  })
+  return addOastOptions(
+    addRequestOptions(command, {
+      prefetch: 'before taking work, for every dynamic secret that has an input',
+      rateLimitScope: 'this worker',
+    }),
+  )
     .addOption(noRedactOption('store findings with secret values instead of [REDACTED]'))
     .addOption(silentOption('print nothing but errors that stop the worker'))
     .option(

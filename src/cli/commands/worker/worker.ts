@@ -10,6 +10,7 @@ import { ScanOutput } from '../../shared/scan-output.js';
 import { readSecrets, withCommandSession } from '../../shared/session.js';
 import { requireQueueStore, withStore } from '../../shared/store.js';
 import { plural } from '../../shared/words.js';
+import { oastConfig } from '../scan/oast-config.js';
 import { WORKER_DEFAULTS, type WorkerFlags } from './command.js';
 
 export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<number> {
@@ -24,6 +25,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
     integer: true,
   });
   requireQueueStore(config.db, io, 'keyhole worker');
+  const oast = oastConfig(flags);
   const output = new ScanOutput(io, {
     jsonl: false,
     silent: config.silent,
@@ -35,7 +37,8 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   return withStore(io, config.db, { create: true }, async (store) => {
     const teamId = flags.team === undefined ? undefined : (await store.teams.ensure(flags.team)).id;
-    return withCommandSession(config, secrets, { io, output }, undefined, async (session) => {
+    const context = { io, output, oast, oastOnDemand: true };
+    return withCommandSession(config, secrets, context, undefined, async (session) => {
       const whose = flags.team === undefined ? '' : ` of team ${flags.team}`;
       output.info(`worker ${id} waiting for queued scans and retests${whose}`);
       const summary = await runWorker(store, session, {
