@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { Xid } from 'xid-ts';
 import type { ResultEvent } from '../../event/index.js';
 import { newId, type Store, servedEventsJson } from '../../store/index.js';
 
@@ -220,6 +221,8 @@ export async function seed(
   const base = Date.now() - year;
   const scanEvery = Math.floor(year / Math.max(1, size.scans));
   const retestEvery = Math.floor(year / Math.max(1, size.retests));
+  const findingEvery = Math.floor(year / Math.max(1, size.findings));
+  const idAt = idsAt();
   const sources = TEMPLATES.map((id) => {
     const encoded = Buffer.from(`id: ${id}\ninfo:\n  name: ${id}\n  severity: info\n`).toString('base64');
     return { id, encoded, hash: createHash('sha256').update(encoded).digest('hex') };
@@ -276,10 +279,11 @@ export async function seed(
   });
   const findingIds: string[] = [];
   await writer(FINDING, size.findings, (i) => {
-    const id = newId();
-    findingIds.push(id);
     const template = sources[i % sources.length]!;
-    const created = base + i;
+    const created = base + i * findingEvery;
+    // Made when it was recorded, as a vuln id is: findings sort by id newest first.
+    const id = idAt(created);
+    findingIds.push(id);
     return [
       id,
       teamId,
@@ -340,6 +344,25 @@ export async function seed(
   else await sql`analyze`.execute(store.connection.db);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { rows: size.scans * 3 + size.findings + size.retests, seconds };
+}
+
+/**
+ * Ids in the xid format made at a given instant (as `newId` makes them at the present one): the
+ * second, then a fixed machine and process part, then a counter, so they stay unique.
+ */
+function idsAt(): (at: number) => string {
+  const bytes = new Uint8Array(12);
+  const view = new DataView(bytes.buffer);
+  bytes.set([0x6b, 0x68, 0x6c, 0x62, 0x6e], 4);
+  let counter = 0;
+  return (at) => {
+    view.setUint32(0, Math.floor(at / 1000));
+    counter = (counter + 1) & 0xffffff;
+    bytes[9] = counter >> 16;
+    bytes[10] = (counter >> 8) & 0xff;
+    bytes[11] = counter & 0xff;
+    return new Xid(bytes).toString();
+  };
 }
 
 type Writer = (rows: Rows, count: number, row: (i: number) => Value[]) => Promise<void>;
