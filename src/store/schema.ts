@@ -24,6 +24,8 @@ export interface Database {
   scan_bucket: BucketTable;
   retest_bucket: BucketTable;
   scan_status_bucket: StatusBucketTable;
+  finding_bucket: FindingBucketTable;
+  finding_tally: FindingTallyTable;
 }
 
 /** How many rows of a team were created in the day (UTC) starting at `bucket` (epoch ms). */
@@ -217,6 +219,25 @@ export interface RetestTable {
   served_events: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
+}
+
+/** A team's findings per id bucket (`substr(id, 1, 3)`), severity and status (migration 0015). */
+export interface FindingBucketTable {
+  team_id: string;
+  bucket: string;
+  severity: string;
+  vuln_status: string;
+  n: number;
+}
+
+/** A team's findings per target, template, severity and status (migration 0015). */
+export interface FindingTallyTable {
+  team_id: string;
+  target: string;
+  template_id: string;
+  severity: string;
+  vuln_status: string;
+  n: number;
 }
 
 /** One triage of a finding (migration 0011): its status before and after, when, and by whom. */

@@ -340,6 +340,14 @@ export async function seed(
   await sql`insert into scan_status_bucket (team_id, status, bucket, n)
     select team_id, status, (created_at / 86400000) * 86400000, count(*) from scan where team_id = ${teamId}
     group by team_id, status, (created_at / 86400000) * 86400000`.execute(store.connection.db);
+  await sql`delete from finding_bucket where team_id = ${teamId}`.execute(store.connection.db);
+  await sql`insert into finding_bucket (team_id, bucket, severity, vuln_status, n)
+    select team_id, substr(id, 1, 3), severity, vuln_status, count(*) from finding where team_id = ${teamId}
+    group by team_id, substr(id, 1, 3), severity, vuln_status`.execute(store.connection.db);
+  await sql`delete from finding_tally where team_id = ${teamId}`.execute(store.connection.db);
+  await sql`insert into finding_tally (team_id, target, template_id, severity, vuln_status, n)
+    select team_id, target, template_id, severity, vuln_status, count(*) from finding where team_id = ${teamId}
+    group by team_id, target, template_id, severity, vuln_status`.execute(store.connection.db);
   if (store.engine === 'postgres') await sql`vacuum analyze`.execute(store.connection.db);
   else await sql`analyze`.execute(store.connection.db);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
