@@ -1,12 +1,14 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
-import type { Severity } from '../event/index.js';
+import type { ResultEvent, Severity } from '../event/index.js';
 import { DEEP_OFFSET } from './buckets.js';
 import type { Connection } from './connect.js';
-import { findingsOf } from './findings.js';
+import { findingColumnsOf, findingsOf } from './findings.js';
 import { leastIdAt } from './id.js';
 import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import type { Database } from './schema.js';
+import { servedFindingFields } from './served-event.js';
+import { loadSources } from './templates.js';
 import type { EpochMs } from './time.js';
 
 /** Which of a team's findings a page lists; every field narrows, none widens past the team. */
@@ -24,6 +26,17 @@ export interface TeamFindingFilter {
 export interface TeamFindingPage {
   readonly findings: Finding[];
   /** How many findings the filter matches in all. */
+  readonly total: number;
+}
+
+/** A finding as a page serves it: its fields, and those from its event as JSON text. */
+export interface ServedFinding extends Omit<Finding, 'event'> {
+  /** See `servedFindingFields`. */
+  readonly servedFields: string;
+}
+
+export interface ServedFindingPage {
+  readonly findings: ServedFinding[];
   readonly total: number;
 }
 
@@ -64,6 +77,49 @@ export class FindingPages {
       .orderBy('id', 'desc')
       .execute();
     return { findings: await findingsOf(this.db, rows), total: await this.count(teamId, filter) };
+  }
+
+  /**
+   * {@link list} as the API serves it: each finding's event fields as stored JSON text, never
+   * parsed (only rows recorded before migration 0016 have their event read and served now).
+   */
+  async served(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+  ): Promise<ServedFindingPage> {
+    const ids = await this.pageIds(teamId, filter, window);
+    const rows = await this.db
+      .selectFrom('finding')
+      .select([
+        'id',
+        'team_id',
+        'scan_id',
+        'vuln_hash',
+        'vuln_status',
+        'severity',
+        'template_id',
+        'template_path',
+        'template_url',
+        'template_hash',
+        'target',
+        'served_fields',
+        'created_at',
+        'updated_at',
+      ])
+      .select(sql<string | null>`case when served_fields is null then event end`.as('event'))
+      .where('id', 'in', ids)
+      .orderBy('id', 'desc')
+      .execute();
+    const sources = await loadSources(
+      this.db,
+      rows.map((r) => r.template_hash),
+    );
+    const findings = rows.map((row) => ({
+      ...findingColumnsOf(row, sources),
+      servedFields: row.served_fields ?? servedFindingFields(JSON.parse(row.event ?? '{}') as ResultEvent),
+    }));
+    return { findings, total: await this.count(teamId, filter) };
   }
 
   /**

@@ -19,6 +19,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0012_finding_team_order': { up: findingTeamOrder },
   '0013_dashboard_finding_indexes': { up: dashboardFindingIndexes },
   '0015_finding_counts': { up: findingCounts },
+  '0016_finding_served_fields': { up: findingServedFields },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -595,4 +596,16 @@ async function findingCounts(db: Kysely<any>): Promise<void> {
     when old.vuln_status <> new.vuln_status or old.severity <> new.severity
       or old.target <> new.target or old.template_id <> new.template_id
     begin ${add('old', '-1')} ${add('new', '1')} end`.execute(db);
+}
+
+/**
+ * The members of a finding's `/v1/scans/results` item that come from its event (description,
+ * impact, remediation, reference, labels and the event as the API serves it), as JSON text
+ * written with the finding: a page of findings is spliced from these texts instead of parsing
+ * and serialising every event again (an event never changes). Findings recorded before have
+ * none and are served from `event` as before.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function findingServedFields(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('finding').addColumn('served_fields', 'text').execute();
 }

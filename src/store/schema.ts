@@ -196,6 +196,8 @@ export interface FindingTable {
   target: string;
   /** The result event, as a JSON object. */
   event: string;
+  /** Its listing members as the API serves them (see `servedFindingFields`); null on rows recorded before 0016. */
+  served_fields: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
 }
