@@ -15,7 +15,13 @@ import {
   scratchPostgres,
   scratchSqlite,
 } from '../store/testing/scratch.js';
-import { fillServedEvents, type ScanName, type SeedSize, seed } from './bench/seed.js';
+import {
+  fillServedEvents,
+  fillServedFindingFields,
+  type ScanName,
+  type SeedSize,
+  seed,
+} from './bench/seed.js';
 import { type Load, load, startServer } from './bench/serve.js';
 
 const SIZE: SeedSize = {
@@ -244,10 +250,11 @@ async function prepare(location: StoreLocation): Promise<{ key: string; note: st
     const existing = await store.scans.list(team.id, { offset: 0, limit: 1 });
     if (existing.length > 0) {
       const filled = await fillServedEvents(store);
+      const findings = await fillServedFindingFields(store);
       return {
         key,
         scanIds: await scanIdsOf(store, team.id),
-        note: `kept from an earlier run (served events written for ${filled.toLocaleString('en-US')} results)`,
+        note: `kept from an earlier run (served events written for ${filled.toLocaleString('en-US')} results, served fields for ${findings.toLocaleString('en-US')} findings)`,
       };
     }
     const seeded = await seed(store, team.id, SIZE, scanName);

@@ -19,7 +19,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0012_finding_team_order': { up: findingTeamOrder },
   '0013_dashboard_finding_indexes': { up: dashboardFindingIndexes },
   '0015_finding_counts': { up: findingCounts },
-  '0016_finding_served_fields': { up: findingServedFields },
+  '0016_served_fields_ascending_sorts': { up: servedFieldsAscendingSorts },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -599,13 +599,44 @@ async function findingCounts(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * The members of a finding's `/v1/scans/results` item that come from its event (description,
- * impact, remediation, reference, labels and the event as the API serves it), as JSON text
- * written with the finding: a page of findings is spliced from these texts instead of parsing
- * and serialising every event again (an event never changes). Findings recorded before have
- * none and are served from `event` as before.
+ * - The members of a finding's `/v1/scans/results` item that come from its event (description,
+ *   impact, remediation, reference, labels and the event as the API serves it), as JSON text
+ *   written with the finding: a page of findings is spliced from these texts instead of parsing
+ *   and serialising every event again (an event never changes). Findings recorded before have
+ *   none and are served from `event` as before.
+ * - Scan listings sorted ascending: their ties keep the default newest-first order, a direction
+ *   the indexes of 0007 (all ascending) can only give by sorting every tie (a quarter of the
+ *   scans share a status). One index per field with the tie columns descending serves them.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
-async function findingServedFields(db: Kysely<any>): Promise<void> {
+async function servedFieldsAscendingSorts(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('finding').addColumn('served_fields', 'text').execute();
+  const sorted: Record<string, readonly string[]> = {
+    created_at: ['created_at'],
+    status: ['status'],
+    updated_at: ['updated_at'],
+    completed_at: ['completed_at'],
+    name: ['name_folded'],
+    progress: ['progress'],
+    total_target: ['total_target'],
+    total_template: ['total_template'],
+    total_scan: ['total_scan'],
+    rescan_count: ['rescan_count'],
+    severity: [
+      'severity_critical',
+      'severity_high',
+      'severity_medium',
+      'severity_low',
+      'severity_info',
+      'severity_unknown',
+    ],
+  };
+  for (const [field, columns] of Object.entries(sorted)) {
+    const ties = field === 'created_at' ? ['id desc'] : ['created_at desc', 'id desc'];
+    await db.schema
+      .createIndex(`scan_team_by_${field}_ascending`)
+      .on('scan')
+      .columns(['team_id', ...columns, ...ties])
+      .execute();
+  }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { Xid } from 'xid-ts';
 import type { ResultEvent } from '../../event/index.js';
-import { newId, type Store, servedEventsJson } from '../../store/index.js';
+import { newId, type Store, servedEventsJson, servedFindingFields } from '../../store/index.js';
 
 /** How much the benchmark stores: a team's year of scanning. */
 export interface SeedSize {
@@ -141,10 +141,12 @@ const FINDING: Rows = {
     'template_hash',
     'target',
     'event',
+    'served_fields',
     'created_at',
     'updated_at',
   ],
   types: [
+    'text',
     'text',
     'text',
     'text',
@@ -297,6 +299,7 @@ export async function seed(
       template.hash,
       `host${i % 5000}.example.test`,
       event(i, true),
+      servedFindingFields(eventObject(i, true)),
       created,
       created,
     ];
@@ -466,6 +469,54 @@ export async function fillServedEvents(store: Store): Promise<number> {
       after = rows.at(-1)!.id;
     }
     if (filled > 0) await client.query('vacuum analyze retest');
+  } finally {
+    client.release();
+  }
+  return filled;
+}
+
+/**
+ * Writes the served fields of findings that have none (a store seeded before migration 0016 and
+ * kept), as recording them now would.
+ */
+export async function fillServedFindingFields(store: Store): Promise<number> {
+  const { connection } = store;
+  let filled = 0;
+  if (connection.engine === 'sqlite') {
+    const db = connection.sqlite;
+    const read = db.prepare<[number], { r: number; event: string }>(
+      'select rowid as r, event from finding where rowid > ? and served_fields is null order by rowid limit 10000',
+    );
+    const write = db.prepare('update finding set served_fields = ? where rowid = ?');
+    const fill = db.transaction((rows: { r: number; event: string }[]) => {
+      for (const row of rows) write.run(servedFindingFields(JSON.parse(row.event) as ResultEvent), row.r);
+    });
+    for (let after = 0; ; ) {
+      const rows = read.all(after);
+      if (rows.length === 0) break;
+      fill(rows);
+      filled += rows.length;
+      after = rows.at(-1)!.r;
+    }
+    return filled;
+  }
+  const client = await connection.pool.connect();
+  try {
+    for (let after = ''; ; ) {
+      const { rows } = await client.query<{ id: string; event: string }>(
+        'select id, event from finding where id > $1 and served_fields is null order by id limit 5000',
+        [after],
+      );
+      if (rows.length === 0) break;
+      const served = rows.map((row) => servedFindingFields(JSON.parse(row.event) as ResultEvent));
+      await client.query(
+        'update finding set served_fields = v.served from unnest($1::text[], $2::text[]) as v(id, served) where finding.id = v.id',
+        [rows.map((row) => row.id), served],
+      );
+      filled += rows.length;
+      after = rows.at(-1)!.id;
+    }
+    if (filled > 0) await client.query('vacuum analyze finding');
   } finally {
     client.release();
   }
