@@ -546,6 +546,7 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
       '/v1/assets',
       '/v1/assets/{asset_id}/contents',
       '/v1/retest',
+      '/v1/retest/requests/{request_id}',
       '/v1/scans',
       '/v1/scans/import',
       '/v1/scans/result/{scan_id}',
@@ -555,6 +556,7 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
       '/v1/scans/{id}/import',
       '/v1/scans/{scan_id}',
       '/v1/scans/{scan_id}/export',
+      '/v1/scans/{vuln_id}/retest',
       '/v1/user',
     ]);
     const retest = response.body.paths['/v1/retest'].get;

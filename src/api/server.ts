@@ -58,6 +58,8 @@ export interface ApiOptions {
   readonly cache?: boolean;
   /** Answer HTTPS with this PEM certificate (then any intermediates) and key; plain HTTP without. */
   readonly tls?: { readonly cert: string; readonly key: string };
+  /** Told when a retest is queued, so an in-process runner (SQLite) starts it at once. */
+  readonly onRetestQueued?: () => void;
 }
 
 /** The default per-key rate: 600 requests a minute (10/s), ample for dashboards and CI. */
@@ -117,7 +119,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       info: {
         title: 'keyhole API',
         version: options.version ?? '0.1.0',
-        description: 'Read-only listing of the scans, asset lists and retest results of the API key’s team.',
+        description:
+          'The scans, findings, asset lists and retest results of the API key’s team: reads for any key; uploads, triage, retests and deletion for a write key.',
       },
       components: { securitySchemes: { 'X-API-Key': { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
     },
@@ -302,7 +305,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       });
     },
   );
-  await v1.register(writeRoutes, { store });
+  await v1.register(writeRoutes, { store, onRetestQueued: options.onRetestQueued });
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112, section 3.2). */

@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   store: () => import('../api/api.bench.js'),
   templates: () => import('../template/library.bench.js'),
   'store-mix': () => import('../api/mix.bench.js'),
+  dashboard: () => import('../dashboard/scan-page.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

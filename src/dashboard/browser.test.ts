@@ -166,6 +166,26 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
     await page.close();
   });
 
+  it('starts a retest of a finding from its page with a write key, shown queued; a read key has no button', async () => {
+    const { page, violations } = await watchedPage();
+    const [, finding] = (await served.store.browse.page(first.id, { filter: {}, sort: 'recorded', limit: 2 }))
+      .findings;
+    await signIn(page, `/findings/${finding?.id}`, writeKey);
+    expect(await page.textContent('.retest-state, dd .muted')).toContain('never asked for');
+    await page.click('form.retest button[type=submit]');
+    await page.waitForSelector('.retest-state');
+    expect(new URL(page.url()).pathname).toBe(`/findings/${finding?.id}`);
+    expect(await page.textContent('.retest-state')).toContain('queued');
+    const team = await served.store.teams.ensure('default');
+    const requests = await served.store.retestRequests.ofFinding(finding?.id ?? '', team.id);
+    expect(requests.map((r) => r.state)).toEqual(['queued']);
+    await page.click('text=Sign out');
+    await signIn(page, `/findings/${finding?.id}`, key);
+    expect(await page.locator('form.retest').count()).toBe(0);
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
   it('opens the scan page nuclei links to after signing in', async () => {
     const { page } = await watchedPage();
     await signIn(page, `/scans/${first.id}?team_id=${first.teamId}`);

@@ -354,6 +354,68 @@ describe.each(ENGINES)('triage in the dashboard on $engine', ({ create }) => {
     expect(await statusOf(id)).toBe('open');
   });
 
+  it('queues a retest only from a write key with the form token from this site, for its own team', async () => {
+    const id = findingIds[3] ?? '';
+    const teamId = (await store.teams.byName('default'))?.id ?? '';
+    const requests = async () => (await store.retestRequests.ofFinding(id, teamId)).length;
+    const reader = await signedIn(readKey);
+    const readPage = await reader.get(`/findings/${id}`);
+    expect(readPage.body).not.toContain('/retest"');
+    const refused = await reader.post(`/findings/${id}/retest`, { csrf: hiddenField(readPage.body, 'csrf') });
+    expect(refused.status).toBe(403);
+    const writer = await signedIn(writeKey);
+    const page = await writer.get(`/findings/${id}`);
+    expect(page.body).toContain(`action="/findings/${id}/retest"`);
+    const csrf = hiddenField(page.body, 'csrf');
+    expect((await writer.post(`/findings/${id}/retest`, {})).status).toBe(403);
+    const foreign = await writer.post(`/findings/${id}/retest`, { csrf }, { origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(await requests()).toBe(0);
+    const answer = await writer.post(`/findings/${id}/retest`, { csrf });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(`/findings/${id}`);
+    expect(await requests()).toBe(1);
+    expect((await writer.get(`/findings/${id}`)).body).toContain('queued');
+    expect((await writer.post('/findings/c00000000000000000a0/retest', { csrf })).status).toBe(404);
+  });
+
+  it('uploads an asset list from the assets page with a write key; a bad line stores nothing and is named', async () => {
+    const teamId = (await store.teams.byName('default'))?.id ?? '';
+    const named = async (name: string) =>
+      (await store.assets.list(teamId, { offset: 0, limit: 100 })).filter((list) => list.name === name);
+    const reader = await signedIn(readKey);
+    const readPage = await reader.get('/assets');
+    expect(readPage.body).not.toContain('action="/assets"');
+    const refused = await reader.post('/assets', {
+      csrf: hiddenField(readPage.body, 'csrf'),
+      name: 'edge',
+      targets: 'a.test\n',
+    });
+    expect(refused.status).toBe(403);
+    const writer = await signedIn(writeKey);
+    const page = await writer.get('/assets');
+    expect(page.body).toContain('action="/assets"');
+    const csrf = hiddenField(page.body, 'csrf');
+    expect((await writer.post('/assets', { name: 'edge', targets: 'a.test\n' })).status).toBe(403);
+    const bad = await writer.post('/assets', { csrf, name: 'edge', targets: 'a.test\nbad host\n' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('line 2');
+    expect(await named('edge')).toEqual([]);
+    const answer = await writer.post('/assets', {
+      csrf,
+      name: 'edge <b>hosts</b>',
+      targets: '# edge\nhttps://a.test\nb.test:8443\nhttps://a.test\n',
+    });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/assets');
+    const [list] = await named('edge <b>hosts</b>');
+    expect(list?.assetCount).toBe(2);
+    expect(await store.assets.targets(list?.id ?? '', teamId)).toEqual(['https://a.test', 'b.test:8443']);
+    const after = await writer.get('/assets');
+    expect(after.body).toContain('edge &lt;b');
+    expect(after.body).not.toContain('<b>hosts');
+  });
+
   it('sends a signed-out triage to the sign-in form, changing nothing', async () => {
     const id = findingIds[2] ?? '';
     const answer = await new Browser(served.url).post(`/findings/${id}/status`, {

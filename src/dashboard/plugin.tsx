@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store/index.js';
+import { registerAssetUpload } from './asset-upload.js';
 import { parseCookies, serializeCookie } from './cookies.js';
 import { formOf } from './forms.js';
 import { registerKeys } from './keys.js';
@@ -18,6 +19,8 @@ export interface DashboardOptions {
   readonly store: Store;
   /** Where sessions live (a fresh in-memory set by default); tests pass their own to move the clock. */
   readonly sessions?: Sessions;
+  /** Told when a retest is queued, so an in-process runner (SQLite) starts it at once. */
+  readonly onRetestQueued?: () => void;
 }
 
 const SESSION_COOKIE = 'keyhole_session';
@@ -138,7 +141,8 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   });
 
   registerReadPages(app, store);
-  registerTriage(app, store);
+  registerTriage(app, store, options.onRetestQueued);
+  registerAssetUpload(app, store);
   registerKeys(app, store);
 }
 

@@ -117,14 +117,15 @@ export function registerReadPages(app: FastifyInstance, store: Store): void {
     const vulnId = (request.params as { vulnId: string }).vulnId;
     const finding = isId(vulnId) ? await store.findings.get(vulnId, teamId) : undefined;
     if (finding === undefined) throw new PageError(404, `no finding of your team has the id ${vulnId}`);
-    const [scan, retests, changes] = await Promise.all([
+    const [scan, retests, changes, requests] = await Promise.all([
       store.scans.get(finding.scanId, teamId),
       store.retests.ofFinding(finding.id),
       store.triage.history(finding.id, teamId),
+      store.retestRequests.ofFinding(finding.id, teamId, 5),
     ]);
     if (scan === undefined) throw new PageError(404, `no finding of your team has the id ${vulnId}`);
     const triaged = await withAuthors(store, teamId, changes ?? []);
-    return <FindingPage viewer={viewer} view={{ finding, scan, retests, triaged }} />;
+    return <FindingPage viewer={viewer} view={{ finding, scan, retests, triaged, requests }} />;
   });
 
   page('/assets', async (viewer, teamId, request) => {

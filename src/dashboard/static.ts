@@ -26,7 +26,11 @@ form.filters label { display: flex; flex-direction: column; font-size: .8rem; co
 input, select, button { font: inherit; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
 button.quiet { background: transparent; color: #e5e7eb; border-color: #4b5563; }
-form.triage { display: inline-flex; gap: .4rem; align-items: center; margin-left: .8rem; }
+form.triage, form.retest { display: inline-flex; gap: .4rem; align-items: center; margin-left: .8rem; }
+form.upload { display: flex; flex-direction: column; gap: .5rem; max-width: 40rem; margin: 0 0 1.2rem; }
+form.upload label { display: flex; flex-direction: column; font-size: .8rem; color: var(--muted); gap: .15rem; }
+form.upload textarea { font-family: var(--mono, monospace); }
+form.upload button { align-self: start; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 .muted { color: var(--muted); }
 .badge { display: inline-block; white-space: nowrap; padding: 0 .45rem; border-radius: 999px; font-size: .8rem; font-weight: 600; color: #fff; background: var(--unknown); }

@@ -323,16 +323,6 @@ describe('syntax errors', () => {
     expect(error.suggestion).toBe('contains');
   });
 
-  it('name a nuclei helper this language does not implement, and why, so that callers can say so', () => {
-    const error = syntaxError('status_code == 200 && cookie_unsign(body, ["a", "b"])');
-    expect(error.message).toMatch(
-      /^the helper function "cookie_unsign" is not supported: it tries the cookie's signature against the 38,921 leaked signing keys nuclei embeds/,
-    );
-    expect(error.unsupportedFunction).toBe('cookie_unsign');
-    expect(error.offset).toBe(22);
-    expect(syntaxError('cookieunsign(body)').unsupportedFunction).toBe('cookie_unsign');
-  });
-
   it('name a helper called with the wrong number of arguments', () => {
     expect(syntaxError('md5()').message).toBe('md5() takes 1 argument, not 0');
     expect(syntaxError('contains(body)').message).toBe('contains() takes 2 arguments, not 1');

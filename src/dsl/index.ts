@@ -6,7 +6,12 @@
 export { bytesToText, replaceInvalidBytes, textToBytes } from './bytes.js';
 export { type CompiledExpression, compileExpression } from './compile.js';
 export { DslEvaluationError, DslSyntaxError } from './errors.js';
-export { type OutboundSettings, registerOutbound } from './functions/index.js';
+export {
+  type OutboundSettings,
+  registerOutbound,
+  type UnconfiguredHelper,
+  unconfiguredHelpers,
+} from './functions/index.js';
 export { LayeredScope } from './layers.js';
 export { ScopeView } from './scope-view.js';
 export { compileTemplateString, type TemplateString, type UnresolvedPlaceholder } from './template.js';

@@ -96,13 +96,6 @@ describe('expression placeholders', () => {
     expect(error.offset).toBe(10);
   });
 
-  it('report a nuclei helper this language does not implement, even where an unknown call would be text', () => {
-    const error = templateError('Authorization: Bearer {{wappalyzer(claims, "HS256", secret)}}');
-    expect(error.unsupportedFunction).toBe('wappalyzer');
-    expect(error.offset).toBe(24);
-    expect(templateError('x={{base64("{{wappalyzer(name)}}")}}').unsupportedFunction).toBe('wappalyzer');
-  });
-
   it('report a helper called with the wrong number of arguments at compile time', () => {
     expect(templateError('{{base64()}}').message).toBe('base64() takes 1 argument, not 0');
   });

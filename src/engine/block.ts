@@ -467,19 +467,27 @@ function prepare(
   for (const header of headers)
     for (const detail of header.rendered.details) unresolved.push(detail.placeholder);
   if (body !== undefined) for (const detail of body.details) unresolved.push(detail.placeholder);
+  const variables = unresolvedVariablesRead(scope, [
+    text,
+    ...compiled.headers.map((h) => h.value),
+    compiled.body,
+  ]);
+  for (const detail of variables.details) unresolved.push(detail.placeholder);
   if (unresolved.length > 0 && !block.skipVariablesCheck) {
-    const placeholders = [...new Set(unresolved)];
+    const texts = [
+      rendered,
+      ...headers.map((h) => h.rendered),
+      ...(body === undefined ? [] : [body]),
+      variables,
+    ];
     return {
       skip: {
+        cause: 'unresolved',
         block: block.index,
         request: index,
-        unresolved: placeholders,
-        missing: missingVariables([
-          rendered,
-          ...headers.map((h) => h.rendered),
-          ...(body === undefined ? [] : [body]),
-        ]),
-        reason: `unresolved ${placeholders.join(', ')}; give the value${placeholders.length > 1 ? 's' : ''} with -var name=value`,
+        unresolved: [...new Set(unresolved)],
+        missing: missingVariables(texts),
+        reason: unresolvedReason([...new Set(unresolved)], texts),
       },
     };
   }
@@ -497,12 +505,49 @@ function prepare(
 
 function oastOff(block: HttpBlock, index: number): SkippedRequest {
   return {
+    cause: 'oast-off',
     block: block.index,
     request: index,
     unresolved: ['{{interactsh-url}}'],
     missing: [],
     reason: 'out-of-band testing is off (-ni); the request needs a callback name ({{interactsh-url}})',
   };
+}
+
+/**
+ * The `variables:` entries the request reads that could not be evaluated: their text would be sent
+ * as written, so the request is skipped for them as for its own placeholders, as nuclei does.
+ */
+function unresolvedVariablesRead(
+  scope: RequestScope,
+  texts: readonly (TemplateString | undefined)[],
+): { readonly details: readonly UnresolvedPlaceholder[] } {
+  if (scope.unresolvedVariables.size === 0) return { details: [] };
+  const details: UnresolvedPlaceholder[] = [];
+  for (const [name, failed] of scope.unresolvedVariables)
+    if (texts.some((text) => text?.variables.includes(name))) details.push(...failed);
+  return { details };
+}
+
+/**
+ * Why a request could not be built: the placeholders no variable fills (with the `-var` that would),
+ * then each one whose evaluation failed, with the error (which names functions and types, never values).
+ */
+function unresolvedReason(
+  placeholders: readonly string[],
+  texts: readonly { readonly details: readonly UnresolvedPlaceholder[] }[],
+): string {
+  const failed = new Map<string, string>();
+  for (const detail of texts.flatMap((text) => text.details))
+    if (detail.missing.length === 0 && detail.error !== undefined)
+      failed.set(detail.placeholder, detail.error);
+  const unfilled = placeholders.filter((placeholder) => !failed.has(placeholder));
+  const parts = [...failed].map(([placeholder, error]) => `${placeholder} failed: ${error}`);
+  if (unfilled.length > 0)
+    parts.unshift(
+      `unresolved ${unfilled.join(', ')}; give the value${unfilled.length > 1 ? 's' : ''} with -var name=value`,
+    );
+  return parts.join('; ');
 }
 
 /** The variables that left placeholders of a request unresolved (payload values are in the request's). */

@@ -9,7 +9,12 @@
  * request (so `{{rand_base(5)}}` is one value for the whole run, as nuclei evaluates such variables
  * once); entries that need values only a response provides are evaluated for each request.
  */
-import { type DslValue, LayeredScope, type TemplateString } from '../dsl/index.js';
+import {
+  type DslValue,
+  LayeredScope,
+  type TemplateString,
+  type UnresolvedPlaceholder,
+} from '../dsl/index.js';
 import type { CompiledVariable } from './compiled.js';
 
 export type Value = DslValue;
@@ -64,6 +69,8 @@ export interface RequestLayers {
 /** A request's scope: its layers, read where they are, under the values the request adds itself. */
 export class RequestScope extends LayeredScope {
   private readonly own: Map<string, Value>;
+  /** `variables:` entries that could not be evaluated for this request, by name, with why. */
+  readonly unresolvedVariables = new Map<string, readonly UnresolvedPlaceholder[]>();
 
   /** `layers` is taken over: the request's own values are added on top of it. */
   constructor(layers: Values[]) {
@@ -101,9 +108,10 @@ export function requestScope(layers: RequestLayers): RequestScope {
   for (const variable of layers.variables.lazy) {
     if (scope.has(variable.name)) continue;
     const rendered = variable.value.render(scope);
-    // nuclei keeps a variable it cannot evaluate as its text: the request then fails the
-    // unresolved-placeholder check and is skipped with the reason.
+    // nuclei keeps a variable it cannot evaluate as its text: a request that reads it then fails
+    // the unresolved-placeholder check and is skipped with the reason.
     scope.set(variable.name, rendered.text);
+    if (rendered.details.length > 0) scope.unresolvedVariables.set(variable.name, rendered.details);
   }
   return scope;
 }

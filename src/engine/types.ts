@@ -123,6 +123,11 @@ export interface RequestFailure {
 
 /** A request left unsent because placeholders stayed unresolved (the rest of its block is skipped). */
 export interface SkippedRequest {
+  /**
+   * `unresolved`: a `{{…}}` read a variable nothing set, or failed to evaluate (a helper's error);
+   * `oast-off`: it needs a callback name and out-of-band testing is off (`-ni`).
+   */
+  readonly cause: 'unresolved' | 'oast-off';
   readonly block: number;
   /** 0-based index of the raw request or path in the block. */
   readonly request: number;

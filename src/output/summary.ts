@@ -16,6 +16,8 @@ export interface ScanSummary {
   readonly requests: number;
   readonly findings: Readonly<Record<Severity, number>>;
   readonly errors: number;
+  /** Requests not sent because a `{{…}}` of theirs could not be evaluated. */
+  readonly unresolvedRequests?: number;
   /** Hosts given up on (`-mhe`), and their requests that were not sent. */
   readonly skippedHosts?: SkippedHosts;
   readonly elapsedMs: number;
@@ -72,6 +74,12 @@ export function formatSummary(summary: ScanSummary): string {
     ['findings', formatFindings(summary.findings)],
     ['errors', String(summary.errors)],
   ];
+  const unresolved = summary.unresolvedRequests ?? 0;
+  if (unresolved > 0)
+    after.push([
+      'not sent',
+      `${plural(unresolved, 'request')}: a {{…}} could not be evaluated (warned above)`,
+    ]);
   const hosts = summary.skippedHosts;
   if (hosts !== undefined && hosts.hosts > 0)
     after.push([

@@ -16,6 +16,7 @@ import {
   storedFigures,
 } from '../scan/index.js';
 import type { ChunkClaim, ClaimScope, Store } from '../store/index.js';
+import { runNextRetestRequest } from './retest-requests.js';
 
 export interface WorkerLog {
   info(text: string): void;
@@ -54,6 +55,8 @@ export interface WorkerSummary {
   chunksGivenBack: number;
   scansFinished: number;
   findings: number;
+  /** Retest requests run (see `POST /v1/scans/{vuln_id}/retest`). */
+  retests: number;
 }
 
 /**
@@ -67,16 +70,34 @@ export async function runWorker(
   session: ScanSession,
   options: WorkerOptions,
 ): Promise<WorkerSummary> {
-  const summary: WorkerSummary = { chunksDone: 0, chunksGivenBack: 0, scansFinished: 0, findings: 0 };
+  const summary: WorkerSummary = {
+    chunksDone: 0,
+    chunksGivenBack: 0,
+    scansFinished: 0,
+    findings: 0,
+    retests: 0,
+  };
   const templates = new TemplateCache(store, options);
   const scope = {
     entries: options.secretEntries,
     teamId: options.teamId,
   };
   const waiting = new WaitingScans(store, options);
+  const retests = {
+    runner: options.id,
+    concurrency: options.concurrency,
+    hasSecrets: options.secretEntries.length > 0,
+    teamId: options.teamId,
+    log: options.log,
+  };
   while (!session.signal.aborted) {
     let claim: ChunkClaim | undefined;
     try {
+      // A retest asked for through the API is one run: it goes before the next chunk.
+      if (await runNextRetestRequest(store, session, retests)) {
+        summary.retests++;
+        continue;
+      }
       claim = await store.chunks.claim(options.id, options.leaseMs, scope);
       if (claim === undefined) await waiting.report(scope);
     } catch (error) {

@@ -99,6 +99,7 @@ describe('a retest verdict', () => {
 
   it('is an error when a request waited for a value nobody gave (-var), not when the target gave none', () => {
     const skip = (placeholder: string): SkippedRequest => ({
+      cause: 'unresolved',
       block: 0,
       request: 1,
       unresolved: [placeholder],

@@ -12,6 +12,7 @@ import {
   type RunOptions,
   rfc3339,
   runTemplate,
+  type SkippedRequest,
   unreachableEvent,
 } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
@@ -80,6 +81,11 @@ export type ScanProblem =
       readonly message: string;
     }
   | { readonly kind: 'target'; readonly target: string; readonly message: string }
+  /**
+   * A request not sent because a `{{…}}` of it could not be evaluated: it reads a variable nothing set,
+   * or a helper failed. `message` says which and why.
+   */
+  | { readonly kind: 'unresolved'; readonly templateId: string; readonly message: string }
   /** The template's `flow:` stopped with an error (an exception, a limit reached). */
   | { readonly kind: 'flow'; readonly templateId: string; readonly target: string; readonly message: string }
   | {
@@ -274,6 +280,10 @@ class JobRunner {
     const { settings, job, redact } = this;
     if (outcome.kind === 'sent' && outcome.truncatedAt !== undefined)
       settings.stats.truncated(outcome.truncatedAt);
+    if (outcome.kind === 'skipped') {
+      this.notBuilt(outcome.skip);
+      return;
+    }
     if (outcome.kind !== 'failed' || settings.signal?.aborted === true) return;
     const { failure } = outcome;
     // A request to a host given up on is counted by the session, which said so once.
@@ -285,6 +295,18 @@ class JobRunner {
       url: redact(failure.url),
       failure: failure.kind,
       message: redact(failure.message),
+    });
+  }
+
+  /** A request whose `{{…}}` could not be evaluated: counted and reported (`-ni`'s are announced at the start). */
+  private notBuilt(skip: SkippedRequest): void {
+    const { settings, job, redact } = this;
+    if (skip.cause !== 'unresolved' || settings.signal?.aborted === true) return;
+    settings.stats.unresolvedRequests++;
+    settings.listener.onProblem?.({
+      kind: 'unresolved',
+      templateId: job?.template.id ?? '',
+      message: redact(skip.reason),
     });
   }
 

@@ -8,6 +8,8 @@ export class ScanStats {
   requests = 0;
   /** Template runs finished (one template against one target). */
   runsDone = 0;
+  /** Requests not sent because a `{{…}}` of theirs could not be evaluated (a missing variable, a helper's error). */
+  unresolvedRequests = 0;
   /** Errors reported: failed requests, unreachable targets, failed logins, internal errors. */
   errors = 0;
   /** Responses matched on a body cut at its limit: how many, per limit in bytes. */

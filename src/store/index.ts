@@ -40,6 +40,12 @@ export {
   VULN_STATUSES,
   type VulnStatus,
 } from './model.js';
+export {
+  RETEST_REQUEST_STATES,
+  type RetestClaimScope,
+  type RetestRequest,
+  type RetestRequestState,
+} from './retest-requests.js';
 export { isTriagedByHand } from './retests.js';
 export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './scan-auth.js';
 export type { RunKey } from './scan-runs.js';

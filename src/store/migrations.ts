@@ -18,6 +18,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0011_api_key_scope': { up: apiKeyScope },
   '0012_finding_team_order': { up: findingTeamOrder },
   '0013_dashboard_finding_indexes': { up: dashboardFindingIndexes },
+  '0014_retest_requests': { up: retestRequests },
   '0015_finding_counts': { up: findingCounts },
   '0016_served_fields_ascending_sorts': { up: servedFieldsAscendingSorts },
 };
@@ -517,6 +518,39 @@ async function apiKeyScope(db: Kysely<any>): Promise<void> {
     .createIndex('finding_status_change_order')
     .on('finding_status_change')
     .columns(['finding_id', 'changed_at', 'id'])
+    .execute();
+}
+
+/**
+ * Retests asked for through the API, waiting for whoever runs them: `keyhole serve` itself on
+ * SQLite, `keyhole worker` on PostgreSQL. `needs_secrets`: the finding was found with a secret, so
+ * only a runner with secret files may take it (without them it would look fixed).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function retestRequests(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('retest_request')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('team_id', 'text', (c) => c.notNull().references('team.id'))
+    .addColumn('finding_id', 'text', (c) => c.notNull().references('finding.id'))
+    .addColumn('requested_by', 'text', (c) => c.notNull())
+    .addColumn('needs_secrets', 'integer', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('runner', 'text')
+    .addColumn('retest_id', 'text')
+    .addColumn('error', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('retest_request_waiting')
+    .on('retest_request')
+    .columns(['state', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('retest_request_finding')
+    .on('retest_request')
+    .columns(['finding_id'])
     .execute();
 }
 

@@ -61,6 +61,7 @@ async function deleteFindings(db: Kysely<Database>, scanId: string, teamId: stri
   }
   for (const [at, n] of perDay) await uncountRows(db, 'retest_bucket', teamId, at, n);
   await db.deleteFrom('retest').where('finding_id', 'in', ofScan).execute();
+  await db.deleteFrom('retest_request').where('finding_id', 'in', ofScan).execute();
   await db.deleteFrom('finding_status_change').where('finding_id', 'in', ofScan).execute();
   await db.deleteFrom('finding').where('scan_id', '=', scanId).execute();
 }

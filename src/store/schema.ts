@@ -21,6 +21,7 @@ export interface Database {
   finding: FindingTable;
   retest: RetestTable;
   finding_status_change: FindingStatusChangeTable;
+  retest_request: RetestRequestTable;
   scan_bucket: BucketTable;
   retest_bucket: BucketTable;
   scan_status_bucket: StatusBucketTable;
@@ -251,4 +252,24 @@ export interface FindingStatusChangeTable {
   changed_at: EpochMs;
   /** `key:ID` for an API key, `cli` for `keyhole findings set-status`. */
   changed_by: string;
+}
+
+/** A retest asked for through the API (migration 0014), until its runner records it. */
+export interface RetestRequestTable {
+  id: string;
+  team_id: string;
+  finding_id: string;
+  /** `key:ID` of the API key that asked. */
+  requested_by: string;
+  needs_secrets: Flag;
+  /** queued → running → done | failed. */
+  state: string;
+  /** Who took it: `serve:…` or a worker's id. */
+  runner: string | null;
+  /** The retest result recorded, once done. */
+  retest_id: string | null;
+  /** Why it failed. */
+  error: string | null;
+  created_at: EpochMs;
+  updated_at: EpochMs;
 }

@@ -11,6 +11,7 @@ import { freshRead } from './fresh-read.js';
 import { ApiKeys } from './keys.js';
 import { describeLocation, type Engine, type StoreLocation } from './location.js';
 import { hasSchema, isSchemaCurrent, migrateToLatest } from './migrate.js';
+import { RetestRequests } from './retest-requests.js';
 import { Retests } from './retests.js';
 import { ScanAuth } from './scan-auth.js';
 import { ScanRuns } from './scan-runs.js';
@@ -43,6 +44,8 @@ export class Store {
   /** Pages of a team's findings, filtered, with their total. */
   readonly findingPages: FindingPages;
   readonly retests: Retests;
+  /** Retests asked for through the API, until `keyhole serve` (SQLite) or a worker runs them. */
+  readonly retestRequests: RetestRequests;
   readonly triage: Triage;
   /** The chunks of queued scans (PostgreSQL only). */
   readonly chunks: ScanChunks;
@@ -64,6 +67,7 @@ export class Store {
     this.browse = new FindingBrowser(connection);
     this.findingPages = new FindingPages(connection);
     this.retests = new Retests(connection);
+    this.retestRequests = new RetestRequests(connection);
     this.triage = new Triage(connection);
     this.chunks = new ScanChunks(connection);
     this.authentication = new ScanAuth(connection);

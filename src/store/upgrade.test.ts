@@ -67,6 +67,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0011_api_key_scope',
       '0012_finding_team_order',
       '0013_dashboard_finding_indexes',
+      '0014_retest_requests',
       '0015_finding_counts',
       '0016_served_fields_ascending_sorts',
     ]);

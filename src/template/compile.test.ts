@@ -227,46 +227,19 @@ describe('placeholders of request text are compiled when the template is read', 
   });
 });
 
-describe('helpers nuclei has and keyhole does not implement yet', () => {
-  function unsupported(text: string): string[] {
-    const result = parseTemplate('t.yaml', text);
-    if (result.status !== 'unsupported') {
-      throw new Error(
-        `expected unsupported, got ${result.status}: ${result.diagnostics.map(formatDiagnostic)}`,
-      );
-    }
-    return result.features.map((f) => `${f.line}:${f.col} ${f.path}: ${f.feature}`);
-  }
-
-  it('make a template unsupported by name, at the call, wherever they are used', () => {
-    expect(unsupported(lines('http:', '  - path: ["{{BaseURL}}/{{wappalyzer(name)}}"]'))).toEqual([
-      '6:27 http[0].path[0]: helper function wappalyzer()',
-    ]);
-    expect(
-      unsupported(
-        lines(
-          'http:',
-          '  - path: ["{{BaseURL}}"]',
-          '    matchers:',
-          '      - type: dsl',
-          '        dsl:',
-          '          - status_code == 200 && cookie_unsign(body, ["a", "b"])',
-        ),
-      ),
-    ).toEqual(['10:35 http[0].matchers[0].dsl[0]: helper function cookie_unsign()']);
-  });
-
-  it('are never sent as written, even where an unknown call would be text', () => {
-    const result = parseTemplate(
-      't.yaml',
+describe('a template calling wappalyzer()', () => {
+  it('is valid wherever the call is, in a request or in a dsl matcher', () => {
+    ok(lines('http:', '  - path: ["{{BaseURL}}/{{wappalyzer(header, body)}}"]'));
+    ok(
       lines(
         'http:',
         '  - path: ["{{BaseURL}}"]',
-        '    headers:',
-        '      Authorization: Bearer {{wappalyzer(c)}}',
+        '    matchers:',
+        '      - type: dsl',
+        '        dsl:',
+        '          - status_code == 200 && contains(wappalyzer(header, body), "Nginx")',
       ),
     );
-    expect(result.status).toBe('unsupported');
   });
 });
 

@@ -21,7 +21,8 @@ const ContentsQuery = Type.Object(
   {
     upload_type: Type.Optional(
       Type.String({
-        description: '`append` adds the lines to the list; anything else, or none, replaces its targets.',
+        description:
+          '`append` (the default: httpx sends its second and later chunks without the parameter) adds the lines after the list’s own; `replace` makes them the list’s only targets.',
       }),
     ),
     skip_invalid: SkipInvalid,
@@ -87,7 +88,7 @@ export async function assetUploadRoutes(app: FastifyInstance, options: { store: 
     {
       schema: {
         summary: 'Append to or replace the targets of an asset list',
-        description: `${BODY_RULES} With \`upload_type=append\` the targets are added after the list's own (those it has are dropped as duplicates); otherwise they replace them. Another team's list is 404.`,
+        description: `${BODY_RULES} The targets are added after the list's own (those it has are dropped as duplicates), as httpx expects of its chunks, which it sends without \`upload_type\`; with \`upload_type=replace\` they replace the list's targets. Another team's list is 404.`,
         security,
         headers: TeamHeader,
         params: AssetIdParams,
@@ -99,7 +100,7 @@ export async function assetUploadRoutes(app: FastifyInstance, options: { store: 
       const { teamId } = principalOf(request);
       const { asset_id: id } = request.params as AssetIdParams;
       const query = request.query as ContentsQuery;
-      const mode = query.upload_type === 'append' ? 'append' : 'replace';
+      const mode = uploadMode(query.upload_type);
       const lines = usable(await readAssetLines(bodyBytes(request.body)), query.skip_invalid === true);
       const written = await store.assets.write(id, teamId, lines.targets, mode, targetKey);
       if (written === undefined) throw notFound(id);
@@ -111,6 +112,21 @@ export async function assetUploadRoutes(app: FastifyInstance, options: { store: 
         mode === 'append' ? 'Successfully appended to asset' : 'Successfully replaced asset',
       );
     },
+  );
+}
+
+const UPLOAD_TYPES = ['append', 'replace'] as const;
+
+/** httpx PATCHes its later chunks with no `upload_type` and means them to be added: append is the default. */
+function uploadMode(uploadType: string | undefined): (typeof UPLOAD_TYPES)[number] {
+  if (uploadType === undefined || uploadType === '') return 'append';
+  const mode = UPLOAD_TYPES.find((type) => type === uploadType);
+  if (mode !== undefined) return mode;
+  throw new ApiError(
+    400,
+    'invalid_parameter',
+    `upload_type: "${uploadType}" is not one of ${UPLOAD_TYPES.join(', ')} (leave it out to append)`,
+    'upload_type',
   );
 }
 

@@ -39,6 +39,7 @@ export class ScanOutput {
   private readonly colourOut: boolean;
   private readonly colourErr: boolean;
   private readonly refusals = new Set<string>();
+  private readonly unresolvedShown = new Set<string>();
 
   constructor(
     private readonly io: CliIo,
@@ -102,6 +103,9 @@ export class ScanOutput {
       case 'target':
         this.error(`target ${problem.target} skipped: ${problem.message}`);
         return;
+      case 'unresolved':
+        this.unresolved(problem);
+        return;
       case 'flow':
         this.error(`[${problem.templateId}] ${problem.target}: flow: ${problem.message}`);
         return;
@@ -109,6 +113,17 @@ export class ScanOutput {
         this.error(`[${problem.templateId}] ${problem.target}: internal error: ${problem.message}`);
         return;
     }
+  }
+
+  /**
+   * Requests not sent because a `{{…}}` could not be evaluated: one line per template and cause,
+   * however many targets and requests it is; the summary counts them all.
+   */
+  private unresolved(problem: Extract<ScanProblem, { kind: 'unresolved' }>): void {
+    const key = `${problem.templateId}\u0000${problem.message}`;
+    if (this.unresolvedShown.has(key)) return;
+    this.unresolvedShown.add(key);
+    this.warn(`[${problem.templateId}] requests not sent: ${problem.message}`);
   }
 
   /**

@@ -11,6 +11,7 @@ export function AssetsPage(props: {
   return (
     <Layout title="Assets" viewer={props.viewer} section="assets">
       <h1>Asset lists</h1>
+      {props.viewer.scope === 'write' ? <UploadForm csrfToken={props.viewer.csrfToken} /> : null}
       {lists.length === 0 ? (
         <p class="notice">
           No asset list yet: <code>keyhole assets upload</code> or httpx with <code>-dashboard</code> adds
@@ -49,5 +50,21 @@ export function AssetsPage(props: {
         {hasNext ? <a href={link('/assets', { offset: offset + ASSETS_PER_PAGE })}>Older →</a> : null}
       </nav>
     </Layout>
+  );
+}
+
+function UploadForm(props: { csrfToken: string }) {
+  return (
+    <form class="upload" method="post" action="/assets">
+      <input type="hidden" name="csrf" value={props.csrfToken} />
+      <label>
+        Name <input name="name" maxlength={256} placeholder="dashboard upload" />
+      </label>
+      <label>
+        Targets, one per line (URLs, hosts, host:port, IP addresses; # comments)
+        <textarea name="targets" rows={6} required />
+      </label>
+      <button type="submit">Upload</button>
+    </form>
   );
 }

@@ -1,5 +1,6 @@
 import {
   type Finding,
+  type RetestRequest,
   type RetestResult,
   type Scan,
   type StatusChange,
@@ -17,6 +18,8 @@ export interface FindingView {
   readonly scan: Scan;
   readonly retests: readonly Pick<RetestResult, 'id' | 'resultType' | 'vulnStatus' | 'createdAt'>[];
   readonly triaged: readonly Triaged[];
+  /** The latest retests asked for, newest first: those not done yet are shown as waiting or running. */
+  readonly requests: readonly RetestRequest[];
 }
 
 interface HistoryRow {
@@ -28,7 +31,7 @@ interface HistoryRow {
 
 /** A finding as stored (secrets were redacted before it was stored): every field shown as text. */
 export function FindingPage(props: { viewer: Viewer; view: FindingView }) {
-  const { finding, scan, retests, triaged } = props.view;
+  const { finding, scan, retests, triaged, requests } = props.view;
   const event = finding.event;
   const name = event.info?.name ?? finding.templateId;
   const extracted = event['extracted-results'] ?? [];
@@ -46,6 +49,13 @@ export function FindingPage(props: { viewer: Viewer; view: FindingView }) {
           <span class="status">{finding.vulnStatus}</span>
           {props.viewer.scope === 'write' ? (
             <TriageForm finding={finding} csrfToken={props.viewer.csrfToken} />
+          ) : null}
+        </dd>
+        <dt>Retest</dt>
+        <dd>
+          <RetestState requests={requests} />
+          {props.viewer.scope === 'write' ? (
+            <RetestForm finding={finding} csrfToken={props.viewer.csrfToken} />
           ) : null}
         </dd>
         <dt>Template</dt>
@@ -118,6 +128,27 @@ function Block(props: { title: string; text: string | undefined }) {
       <h2>{props.title}</h2>
       <pre>{props.text}</pre>
     </>
+  );
+}
+
+/** Where the latest retest asked for is, when it has not ended; its result is in the history. */
+function RetestState(props: { requests: readonly RetestRequest[] }) {
+  const [latest] = props.requests;
+  if (latest === undefined) return <span class="muted">never asked for </span>;
+  if (latest.state === 'queued')
+    return <span class="retest-state">queued {formatTime(latest.createdAt)} </span>;
+  if (latest.state === 'running') return <span class="retest-state">running </span>;
+  if (latest.state === 'failed')
+    return <span class="retest-state">{`failed: ${latest.error ?? 'no reason given'} `}</span>;
+  return <span class="muted">{`last asked for ${formatTime(latest.createdAt)} `}</span>;
+}
+
+function RetestForm(props: { finding: Finding; csrfToken: string }) {
+  return (
+    <form class="retest" method="post" action={`/findings/${props.finding.id}/retest`}>
+      <input type="hidden" name="csrf" value={props.csrfToken} />
+      <button type="submit">Retest</button>
+    </form>
   );
 }
 

@@ -4,6 +4,7 @@
  */
 import { checkFunctions } from './checks.js';
 import { compressionFunctions } from './compression.js';
+import { cookieFunctions } from './cookie-unsign.js';
 import { dotnetGadgetFunctions } from './dotnet-gadget.js';
 import { encodingFunctions } from './encoding.js';
 import { fixed, type HelperFunction, textArg } from './helper.js';
@@ -22,6 +23,7 @@ import { stringFunctions } from './strings.js';
 import { timeFunctions } from './time.js';
 import { unpackFunctions } from './unpack.js';
 import { versionFunctions } from './versions.js';
+import { FINGERPRINTS_HOWTO, FINGERPRINTS_VARIABLE, wappalyzerFunctions } from './wappalyzer.js';
 import { zipFunctions } from './zip.js';
 
 export { type CallContext, cachedRegex, type HelperFunction } from './helper.js';
@@ -50,6 +52,7 @@ const ALL: readonly HelperFunction[] = [
   ...networkFunctions,
   ...runtimeFunctions,
   ...jwtFunctions,
+  ...cookieFunctions,
   ...rsaFunctions,
   ...zipFunctions,
   ...resolveFunctions,
@@ -58,6 +61,7 @@ const ALL: readonly HelperFunction[] = [
   ...publicIpFunctions,
   ...llmFunctions,
   ...unpackFunctions,
+  ...wappalyzerFunctions,
   ...nucleiFunctions,
 ];
 
@@ -77,12 +81,7 @@ export function findFunction(name: string): HelperFunction | undefined {
  * valid for nuclei, so it is reported as unsupported, by name, instead of as an error or, worse, as
  * text sent as written.
  */
-const UNSUPPORTED_NUCLEI_FUNCTIONS: Readonly<Record<string, string>> = {
-  cookie_unsign:
-    "it tries the cookie's signature against the 38,921 leaked signing keys nuclei embeds (cookiemonster's wordlist), which keyhole does not ship",
-  wappalyzer:
-    "it matches the response against wappalyzergo's database of technology fingerprints, which keyhole does not ship",
-};
+const UNSUPPORTED_NUCLEI_FUNCTIONS: Readonly<Record<string, string>> = {};
 
 export interface UnsupportedFunction {
   /** The canonical name (with underscores). */
@@ -99,6 +98,20 @@ for (const [name, reason] of Object.entries(UNSUPPORTED_NUCLEI_FUNCTIONS)) {
 /** The nuclei helper keyhole does not implement, when `name` calls one. */
 export function unsupportedNucleiFunction(name: string): UnsupportedFunction | undefined {
   return unsupported.get(name);
+}
+
+/** A helper that fails at every call until the user configures it, and how to. */
+export interface UnconfiguredHelper {
+  readonly name: string;
+  readonly howto: string;
+}
+
+/** The helpers `environment` leaves unconfigured (wappalyzer without its fingerprints). */
+export function unconfiguredHelpers(
+  environment: Readonly<Record<string, string | undefined>>,
+): readonly UnconfiguredHelper[] {
+  const fingerprints = environment[FINGERPRINTS_VARIABLE] ?? '';
+  return fingerprints === '' ? [{ name: 'wappalyzer', howto: FINGERPRINTS_HOWTO }] : [];
 }
 
 /** Canonical names (with underscores), for suggestions and documentation. */

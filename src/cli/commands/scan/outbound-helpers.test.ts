@@ -55,7 +55,7 @@ describe('scan with a template calling public_ip()', () => {
 });
 
 describe('scan with a template calling llm_prompt()', () => {
-  it('sends nothing without OPENAI_API_KEY, and says why on stderr once', async () => {
+  it('sends nothing without OPENAI_API_KEY, and says why on stderr once, and once for the template', async () => {
     const result = await ws.cli(
       ['scan', '-u', host.origin, '-u', `${host.origin}/other`, '-t', 'llm.yaml', '--no-store'],
       {},
@@ -64,6 +64,7 @@ describe('scan with a template calling llm_prompt()', () => {
     const warnings = result.err.split('\n').filter((line) => line.includes('OPENAI_API_KEY'));
     expect(warnings).toEqual([
       '[WRN] llm_prompt: OPENAI_API_KEY is not set: keyhole sends prompts to an LLM service only with a key (what needs its value is skipped)',
+      '[WRN] [llm] requests not sent: {{llm_prompt("hello")}} failed: llm_prompt: OPENAI_API_KEY is not set: keyhole sends prompts to an LLM service only with a key',
     ]);
     expect(result.out).not.toContain('[llm]');
   });

@@ -23,6 +23,7 @@ export function summaryOf(
     requests: stats.requests,
     findings: stats.findings,
     errors: stats.errors,
+    unresolvedRequests: stats.unresolvedRequests,
     elapsedMs: stats.elapsedMs,
   };
 }

@@ -19,11 +19,16 @@ Logs are JSON lines on stdout, without credentials: request headers are never lo
 query string only the API's own parameters keep their values. SIGINT or SIGTERM stops the
 server after the requests in flight. GET /healthz needs no key; GET /openapi.json describes the API.
 The store must exist: keyhole db migrate creates an empty one.
+Retests asked for through the API (POST /v1/scans/{vuln_id}/retest, the dashboard's Retest
+button) are run by this process on SQLite, with the secret files of --secrets; on PostgreSQL
+keyhole worker runs them (with its -sf files). A finding found with a secret waits for a runner
+that has secret files.
 
 Examples:
   keyhole serve
   keyhole serve --host 0.0.0.0 --port 9000 --db postgres://keyhole@db.internal/keyhole
   keyhole serve --host 0.0.0.0 --port 8443 --tls-cert server.crt --tls-key server.key
+  keyhole serve --secrets staging.secrets.yaml
   curl -H "X-API-Key: $API_KEY" 'http://127.0.0.1:8080/v1/scans?status=running,finished&limit=20'
 `;
 
@@ -50,6 +55,10 @@ function defineServe(program: Command) {
       'serve HTTPS with this PEM certificate (then any intermediates); needs --tls-key',
     )
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (unencrypted)')
+    .option(
+      '--secrets <file...>',
+      'secret files for the retests asked for through the API (SQLite: this process runs them); secrets are never sent over the API',
+    )
     .addOption(
       new Option('--log-level <level>', 'JSON log level')
         .choices(['debug', 'info', 'warn', 'error', 'silent'])

@@ -70,6 +70,41 @@ describe('keyhole templates validate', () => {
     expect(code).toBe(1);
   });
 
+  it('warns where wappalyzer() is called without its fingerprints configured, and takes cookie_unsign', async () => {
+    const dir = scratchFolder();
+    const helperTemplate = (id: string, dsl: string) =>
+      [
+        `id: ${id}`,
+        'info:',
+        `  name: ${id}`,
+        '  author: me',
+        'http:',
+        '  - path: ["{{BaseURL}}"]',
+        '    matchers:',
+        '      - type: dsl',
+        '        dsl:',
+        `          - ${dsl}`,
+        '',
+      ].join('\n');
+    writeFileSync(
+      join(dir, 'tech.yaml'),
+      helperTemplate('tech', 'contains(wappalyzer(header, body), "Nginx")'),
+    );
+    writeFileSync(join(dir, 'cookie.yaml'), helperTemplate('cookie', 'cookie_unsign(body) != ""'));
+    const io = memoryIo();
+    expect(await run(['templates', 'validate', dir], io)).toBe(0);
+    expect(io.out()).toContain(`OK ${join(dir, 'tech.yaml')}`);
+    expect(io.out()).toContain(
+      `${join(dir, 'tech.yaml')}:10:22: warning: calls wappalyzer(), which fails until it is configured (what needs its value is skipped): set KEYHOLE_WAPPALYZER_FINGERPRINTS to the path of a fingerprints_data.json`,
+    );
+    expect(io.out()).toMatch(/^2 templates: 2 OK, 0 with errors, 0 unsupported, 1 warning$/m);
+    expect(io.out()).toContain(`OK ${join(dir, 'cookie.yaml')}`);
+
+    const configured = memoryIo({ env: { KEYHOLE_WAPPALYZER_FINGERPRINTS: '/any/fingerprints_data.json' } });
+    expect(await run(['templates', 'validate', dir], configured)).toBe(0);
+    expect(configured.out()).not.toContain('warning');
+  });
+
   it('points at a misspelt helper function and a bad regex by line and column', async () => {
     const dir = scratchFolder();
     const file = join(dir, 'typo.yaml');

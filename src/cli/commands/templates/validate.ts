@@ -1,4 +1,6 @@
 /** `keyhole templates validate PATH…`: every template parsed, its errors and unsupported features reported. */
+import { readFileSync } from 'node:fs';
+import { unconfiguredHelpers } from '../../../dsl/index.js';
 import { type Diagnostic, formatDiagnostic, printable } from '../../../source/index.js';
 import { externalVariables, loadTemplates, type TemplateResult } from '../../../template/index.js';
 import { ExitCode } from '../../exit.js';
@@ -12,7 +14,10 @@ export async function validateTemplates(
   options: ValidateFlags,
   io: CliIo,
 ): Promise<number> {
-  const results = (await loadTemplates(paths)).map(withUnsetVariables);
+  const unconfigured = unconfiguredHelpers(io.env);
+  const results = (await loadTemplates(paths))
+    .map(withUnsetVariables)
+    .map((result) => withUnconfiguredHelpers(result, unconfigured));
   if (options.json === true) printJson(io, results);
   else printText(io, results);
   return results.some((r) => r.status === 'error') ? ExitCode.usage : ExitCode.ok;
@@ -35,6 +40,39 @@ function withUnsetVariables(result: TemplateResult): TemplateResult {
     message: `reads {{${name}}}, which nothing in the template sets; the requests that read it are skipped unless the scan gives -var ${name}=…`,
   }));
   return { ...result, diagnostics: [...result.diagnostics, ...warnings] };
+}
+
+/**
+ * A warning for each helper a template calls that fails until the environment configures it
+ * (wappalyzer without its fingerprints): the template is valid, but what needs the call's value is
+ * skipped.
+ */
+function withUnconfiguredHelpers(
+  result: TemplateResult,
+  unconfigured: ReturnType<typeof unconfiguredHelpers>,
+): TemplateResult {
+  if (result.status !== 'ok' || unconfigured.length === 0) return result;
+  let text: string;
+  try {
+    text = readFileSync(result.file, 'utf8');
+  } catch {
+    return result;
+  }
+  const warnings: Diagnostic[] = [];
+  for (const { name, howto } of unconfigured) {
+    const at = new RegExp(`(?<![\\w.])${name}\\s*\\(`).exec(text)?.index;
+    if (at === undefined) continue;
+    const before = text.slice(0, at);
+    warnings.push({
+      severity: 'warning',
+      file: result.file,
+      line: before.split('\n').length,
+      col: at - before.lastIndexOf('\n'),
+      path: '',
+      message: `calls ${name}(), which fails until it is configured (what needs its value is skipped): ${howto}`,
+    });
+  }
+  return warnings.length === 0 ? result : { ...result, diagnostics: [...result.diagnostics, ...warnings] };
 }
 
 interface Counts {

@@ -25,6 +25,10 @@ has its chunk taken again by another once the lease (--lease) runs out.
 Findings recorded twice (a chunk run again) are kept once. SIGTERM or Ctrl-C:
 no new chunk is taken, the chunk in hand is given back, the worker exits 0.
 
+Between chunks a worker also runs the retests asked for through the API
+(POST /v1/scans/{vuln_id}/retest, the dashboard's Retest button); one without
+-sf leaves the findings that were found with a secret to a worker that has them.
+
 Examples:
   $ keyhole worker --db postgres://keyhole@db/keyhole -sf secrets.yaml
   $ KEYHOLE_DB=postgres://keyhole@db/keyhole keyhole worker -sf secrets.yaml -c 50 -rl 300
@@ -41,7 +45,9 @@ export const WORKER_DEFAULTS = {
 function defineWorker(program: Command) {
   const command = program
     .command('worker')
-    .description('run the chunks of scans queued with scan --queue, until stopped');
+    .description(
+      'run the chunks of scans queued with scan --queue and the retests asked for through the API, until stopped',
+    );
   return addRequestOptions(command, {
     prefetch: 'before taking work, for every dynamic secret that has an input',
     rateLimitScope: 'this worker',

@@ -37,7 +37,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
     const teamId = flags.team === undefined ? undefined : (await store.teams.ensure(flags.team)).id;
     return withCommandSession(config, secrets, { io, output }, undefined, async (session) => {
       const whose = flags.team === undefined ? '' : ` of team ${flags.team}`;
-      output.info(`worker ${id} waiting for queued scans${whose}`);
+      output.info(`worker ${id} waiting for queued scans and retests${whose}`);
       const summary = await runWorker(store, session, {
         id,
         teamId,
@@ -59,6 +59,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
 function describe(summary: WorkerSummary): string {
   return (
     `${plural(summary.chunksDone, 'chunk')} done, ${summary.chunksGivenBack} given back, ` +
-    `${plural(summary.scansFinished, 'scan')} finished, ${plural(summary.findings, 'new finding')}`
+    `${plural(summary.scansFinished, 'scan')} finished, ${plural(summary.findings, 'new finding')}, ` +
+    `${plural(summary.retests, 'retest')} run`
   );
 }
