@@ -4,18 +4,24 @@
  * cache on and off, at a million findings and a million retest results.
  */
 import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { BenchSuite, Report } from '../bench/report.js';
-import { openStore, type StoreLocation } from '../store/index.js';
+import { openStore, type Store, type StoreLocation } from '../store/index.js';
 import {
   SCRATCH_PG_SERVER,
   type ScratchDatabase,
   scratchPostgres,
   scratchSqlite,
 } from '../store/testing/scratch.js';
-import { fillServedEvents, type ScanName, type SeedSize, seed } from './bench/seed.js';
+import {
+  fillServedEvents,
+  fillServedFindingFields,
+  type ScanName,
+  type SeedSize,
+  seed,
+} from './bench/seed.js';
 import { type Load, load, startServer } from './bench/serve.js';
 
 const SIZE: SeedSize = {
@@ -134,7 +140,8 @@ type Kind =
   | 'scan status'
   | 'scan sort'
   | 'finding pages'
-  | 'finding filters';
+  | 'finding filters'
+  | 'scan findings';
 
 const FINDING_FILTERS = [
   'severity=critical',
@@ -147,19 +154,24 @@ const FINDING_FILTERS = [
   'time=last_week',
 ];
 
+const SCAN_FINDING_FILTERS = ['', 'severity=critical,high&', 'vuln_status=open&', 'search=git&'];
+
+/** A request path of one kind: `r` draws, `limit` is the page size, `scanIds` the seeded scans. */
+type PathOf = (r: () => number, limit: number, scanIds: readonly string[]) => string;
+
 /** What each kind of request is, and its share of the mix. */
-const KINDS_OF_REQUEST: readonly [Kind, number, (r: () => number, limit: number) => string][] = [
-  ['retest pages', 0.3, (r, limit) => `/v1/retest?offset=${pick(r, SIZE.retests)}&limit=${limit}`],
-  ['scan pages', 0.25, (r, limit) => `/v1/scans?offset=${pick(r, SIZE.scans)}&limit=${limit}`],
+const KINDS_OF_REQUEST: readonly [Kind, number, PathOf][] = [
+  ['retest pages', 0.25, (r, limit) => `/v1/retest?offset=${pick(r, SIZE.retests)}&limit=${limit}`],
+  ['scan pages', 0.2, (r, limit) => `/v1/scans?offset=${pick(r, SIZE.scans)}&limit=${limit}`],
   [
     'scan search',
-    0.2,
+    0.15,
     (r, limit) =>
       `/v1/scans?search=${encodeURIComponent(SEARCH_TERMS[pick(r, SEARCH_TERMS.length)]!)}&offset=${pick(r, 5) * limit}&limit=${limit}`,
   ],
   [
     'scan status',
-    0.15,
+    0.1,
     (r, limit) => {
       const [status, share] = STATUS_FILTERS[pick(r, STATUS_FILTERS.length)]!;
       return `/v1/scans?status=${status}&offset=${pick(r, Math.max(1, SIZE.scans * share))}&limit=${limit}`;
@@ -170,13 +182,18 @@ const KINDS_OF_REQUEST: readonly [Kind, number, (r: () => number, limit: number)
     0.1,
     (r, limit) => `/v1/scans?${SORTS[pick(r, SORTS.length)]}&offset=${pick(r, 10) * limit}&limit=${limit}`,
   ],
-  // Outside the mix (no share), measured alone: the findings reads integrations use.
-  ['finding pages', 0, (r, limit) => `/v1/scans/results?offset=${pick(r, SIZE.findings)}&limit=${limit}`],
+  ['finding pages', 0.1, (r, limit) => `/v1/scans/results?offset=${pick(r, SIZE.findings)}&limit=${limit}`],
   [
     'finding filters',
-    0,
+    0.05,
     (r, limit) =>
       `/v1/scans/results?${FINDING_FILTERS[pick(r, FINDING_FILTERS.length)]}&offset=${pick(r, 5) * limit}&limit=${limit}`,
+  ],
+  [
+    'scan findings',
+    0.05,
+    (r, limit, scanIds) =>
+      `/v1/scans/result/${scanIds[pick(r, scanIds.length)]}?${SCAN_FINDING_FILTERS[pick(r, SCAN_FINDING_FILTERS.length)]}limit=${limit}`,
   ],
 ];
 
@@ -185,17 +202,17 @@ function pick(r: () => number, below: number): number {
 }
 
 /** An endless sequence of request paths: of one kind, or (without one) the weighted mix. */
-function paths(kind?: Kind): () => string {
+function paths(scanIds: readonly string[], kind?: Kind): () => string {
   const r = random(kind === undefined ? 17 : kind.length);
   return () => {
     const limit = LIMITS[pick(r, LIMITS.length)]!;
-    if (kind !== undefined) return KINDS_OF_REQUEST.find(([k]) => k === kind)![2](r, limit);
+    if (kind !== undefined) return KINDS_OF_REQUEST.find(([k]) => k === kind)![2](r, limit, scanIds);
     let roll = r();
     for (const [, share, path] of KINDS_OF_REQUEST) {
       roll -= share;
-      if (roll < 0) return path(r, limit);
+      if (roll < 0) return path(r, limit, scanIds);
     }
-    return KINDS_OF_REQUEST[0]![2](r, limit);
+    return KINDS_OF_REQUEST[0]![2](r, limit, scanIds);
   };
 }
 
@@ -225,7 +242,7 @@ async function keptPostgres(): Promise<ScratchDatabase> {
 }
 
 /** Seeds the store unless a kept one already holds the bench team's scans; returns an API key. */
-async function prepare(location: StoreLocation): Promise<{ key: string; note: string }> {
+async function prepare(location: StoreLocation): Promise<{ key: string; note: string; scanIds: string[] }> {
   const store = await openStore(location);
   try {
     const team = await store.teams.ensure('bench');
@@ -233,19 +250,32 @@ async function prepare(location: StoreLocation): Promise<{ key: string; note: st
     const existing = await store.scans.list(team.id, { offset: 0, limit: 1 });
     if (existing.length > 0) {
       const filled = await fillServedEvents(store);
+      const findings = await fillServedFindingFields(store);
       return {
         key,
-        note: `kept from an earlier run (served events written for ${filled.toLocaleString('en-US')} results)`,
+        scanIds: await scanIdsOf(store, team.id),
+        note: `kept from an earlier run (served events written for ${filled.toLocaleString('en-US')} results, served fields for ${findings.toLocaleString('en-US')} findings)`,
       };
     }
     const seeded = await seed(store, team.id, SIZE, scanName);
     return {
       key,
+      scanIds: await scanIdsOf(store, team.id),
       note: `seeded ${seeded.rows.toLocaleString('en-US')} rows in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rows / seeded.seconds).toLocaleString('en-US')} rows/s)`,
     };
   } finally {
     await store.close();
   }
+}
+
+async function scanIdsOf(store: Store, teamId: string): Promise<string[]> {
+  const rows = await store.connection.db
+    .selectFrom('scan')
+    .select('id')
+    .where('team_id', '=', teamId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 function row(label: string, cache: boolean, result: Load, bare: Load, hitRate: string): (string | number)[] {
@@ -262,15 +292,14 @@ function row(label: string, cache: boolean, result: Load, bare: Load, hitRate: s
   ];
 }
 
-async function engine(
-  report: Report,
-  name: string,
-  create: () => Promise<ScratchDatabase>,
-  bare: Load,
-): Promise<void> {
+async function engine(report: Report, name: string, create: () => Promise<ScratchDatabase>): Promise<void> {
   const database = await create();
   try {
-    const { key, note } = await prepare(database.location);
+    const { key, note, scanIds } = await prepare(database.location);
+    // Measured after the seeding, just before the rows it divides, as the machine's load swings.
+    const bareServer = await startServer({ kind: 'bare' });
+    const bare = await load(`${bareServer.url}/bare`, { connections: CONNECTIONS, seconds: SECONDS });
+    await bareServer.stop();
     const headers = { 'x-api-key': key };
     const rows: (string | number)[][] = [];
     for (const cache of [true, false]) {
@@ -284,7 +313,7 @@ async function engine(
             connections: CONNECTIONS,
             seconds: SECONDS,
             headers,
-            nextPath: paths(kind),
+            nextPath: paths(scanIds, kind),
           });
           const hits = await server.hits();
           const hitRate = cache ? `${((100 * hits.hits) / Math.max(1, hits.served)).toFixed(1)} %` : '–';
@@ -295,7 +324,9 @@ async function engine(
       }
     }
     report.note(
-      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}.`,
+      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms; load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(', ')} after the rows.`,
     );
     report.table(
       [
@@ -319,15 +350,9 @@ async function engine(
 export const suite: BenchSuite = async (report) => {
   report.heading('Store and API: a mix of distinct queries');
   report.note(
-    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 30 % \`/v1/retest\` pages at random offsets over all results, 25 % \`/v1/scans\` pages at random offsets over all scans, 20 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 15 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages; limits 10, 20, 50 or 100. Outside the mix, measured alone: \`/v1/scans/results\` pages at random offsets over all findings, and its filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
-  );
-  const bareServer = await startServer({ kind: 'bare' });
-  const bare = await load(`${bareServer.url}/bare`, { connections: CONNECTIONS, seconds: SECONDS });
-  await bareServer.stop();
-  report.note(
-    `Bare Fastify baseline: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms.`,
+    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 25 % \`/v1/retest\` pages at random offsets over all results, 20 % \`/v1/scans\` pages at random offsets over all scans, 15 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 10 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages, 10 % team findings pages (\`/v1/scans/results\`) at random offsets over all findings, 5 % their filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages, 5 % a random scan's findings (\`/v1/scans/result/{scan_id}\`, unfiltered or by severity, status or search); limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run, just before each engine's rows. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
   );
   const only = process.env.KEYHOLE_BENCH_ENGINE;
-  if (only !== 'postgres') await engine(report, 'SQLite', KEEP ? keptSqlite : scratchSqlite, bare);
-  if (only !== 'sqlite') await engine(report, 'PostgreSQL', KEEP ? keptPostgres : scratchPostgres, bare);
+  if (only !== 'postgres') await engine(report, 'SQLite', KEEP ? keptSqlite : scratchSqlite);
+  if (only !== 'sqlite') await engine(report, 'PostgreSQL', KEEP ? keptPostgres : scratchPostgres);
 };

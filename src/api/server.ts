@@ -19,6 +19,7 @@ import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { apiLogger } from './log.js';
+import { JsonText } from './routes/page.js';
 import { readRoutes } from './routes/reads.js';
 import type { ScanStarter } from './routes/scan-requests.js';
 import { writeRoutes } from './routes/writes.js';
@@ -362,11 +363,6 @@ async function authenticate(
   }
   if (principal === null) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
   return principal;
-}
-
-/** A body already serialised (its schema's serialiser is skipped): what a page built from stored JSON returns. */
-class JsonText {
-  constructor(readonly text: string) {}
 }
 
 function bytesOf(serialized: string | ArrayBuffer | Buffer): Buffer {

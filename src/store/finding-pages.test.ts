@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Xid } from 'xid-ts';
 import type { ResultEvent, Severity } from '../event/index.js';
 import type { TeamFindingFilter } from './finding-pages.js';
 import type { Finding, VulnStatus } from './model.js';
@@ -138,5 +139,103 @@ describe.each(ENGINES)('pages of findings on $engine', ({ create }) => {
       if (page.findings.length < 5) break;
     }
     expect(seen).toEqual(expected(all, teamId, {}).map((f) => f.id));
+  });
+});
+
+describe.each(ENGINES)('deep pages of findings on $engine', ({ create }) => {
+  // Enough that every filter below matches more than the offset where the counts take over.
+  const ROWS = 18_000;
+  let database: TestDatabase;
+  let store: Store;
+  let teamId = '';
+  let rows: { id: string; severity: string; vuln_status: string }[] = [];
+
+  beforeAll(async () => {
+    database = await create();
+    store = await openStore(database.location);
+    teamId = (await store.teams.ensure('deep')).id;
+    const other = (await store.teams.ensure('other')).id;
+    const scan = await store.scans.create({ teamId, name: 'deep', status: 'uploaded' });
+    const otherScan = await store.scans.create({ teamId: other, name: 'other', status: 'uploaded' });
+    const db = store.connection.db;
+    const start = Date.UTC(2025, 0, 1);
+    const values = Array.from({ length: ROWS }, (_, i) => {
+      // Recorded over 20 days (about 13 id buckets), vuln ids made at that instant.
+      const at = start + Math.floor((i * 20 * DAY) / ROWS);
+      return {
+        id: Xid.newWithTime(at / 1000).toString(),
+        team_id: i % 10 === 9 ? other : teamId,
+        scan_id: i % 10 === 9 ? otherScan.id : scan.id,
+        vuln_hash: `hash ${i}`,
+        vuln_status: 'open',
+        severity: SEVERITIES[i % SEVERITIES.length] ?? 'info',
+        template_id: 't',
+        template_path: '',
+        template_url: '',
+        template_hash: null,
+        target: `host${i % 7}.test`,
+        event: '{}',
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    for (let i = 0; i < values.length; i += 500) {
+      await db
+        .insertInto('finding')
+        .values(values.slice(i, i + 500))
+        .execute();
+    }
+    // Triage moves findings between the counted statuses (one through the store, the rest at once).
+    const fixed = values.filter((_, i) => i % 3 === 0).map((row) => row.id);
+    await store.findings.setStatus(fixed[0] ?? '', 'fixed');
+    for (let i = 0; i < fixed.length; i += 500) {
+      await db
+        .updateTable('finding')
+        .set({ vuln_status: 'fixed' })
+        .where('id', 'in', fixed.slice(i, i + 500))
+        .execute();
+    }
+    rows = await db
+      .selectFrom('finding')
+      .select(['id', 'severity', 'vuln_status'])
+      .where('team_id', '=', teamId)
+      .orderBy('id', 'desc')
+      .execute();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it.each<[string, TeamFindingFilter]>([
+    ['no filter', {}],
+    ['a severity', { severities: ['high'] }],
+    ['a status', { statuses: ['fixed'] }],
+    ['both', { severities: ['critical', 'high'], statuses: ['open'] }],
+  ])('pages past the counted offsets exactly as a plain walk, with %s', async (_, filter) => {
+    const want = rows.filter(
+      (r) =>
+        ((filter.severities ?? []).length === 0 || filter.severities?.includes(r.severity as Severity)) &&
+        ((filter.statuses ?? []).length === 0 || filter.statuses?.includes(r.vuln_status as VulnStatus)),
+    );
+    expect(want.length).toBeGreaterThan(2_200);
+    for (const offset of [0, 1_999, 2_000, 2_001, 2_150, want.length - 7, want.length, want.length + 50]) {
+      const page = await store.findingPages.list(teamId, filter, { offset, limit: 10 });
+      expect(
+        page.findings.map((f) => f.id),
+        `offset ${offset}`,
+      ).toEqual(want.slice(offset, offset + 10).map((r) => r.id));
+      expect(page.total).toBe(want.length);
+    }
+  });
+
+  it('counts a deleted scan’s findings out', async () => {
+    const scan = await store.scans.create({ teamId, name: 'short-lived', status: 'uploaded' });
+    await store.findings.addMany(scan.id, [event(0), event(1)]);
+    expect((await store.findingPages.list(teamId, {}, { offset: 0, limit: 1 })).total).toBe(rows.length + 2);
+    expect(await store.findingPages.count(teamId, { search: 'example' })).toBe(2);
+    await store.scans.delete(scan.id, teamId);
+    expect((await store.findingPages.list(teamId, {}, { offset: 0, limit: 1 })).total).toBe(rows.length);
+    expect(await store.findingPages.count(teamId, { search: 'example' })).toBe(0);
   });
 });

@@ -1,10 +1,14 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
-import type { Severity } from '../event/index.js';
+import type { ResultEvent, Severity } from '../event/index.js';
+import { DEEP_OFFSET } from './buckets.js';
 import type { Connection } from './connect.js';
-import { findingsOf } from './findings.js';
+import { findingColumnsOf, findingsOf } from './findings.js';
+import { leastIdAt } from './id.js';
 import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import type { Database } from './schema.js';
+import { servedFindingFields } from './served-event.js';
+import { loadSources } from './templates.js';
 import type { EpochMs } from './time.js';
 
 /** Which of a team's findings a page lists; every field narrows, none widens past the team. */
@@ -22,6 +26,17 @@ export interface TeamFindingFilter {
 export interface TeamFindingPage {
   readonly findings: Finding[];
   /** How many findings the filter matches in all. */
+  readonly total: number;
+}
+
+/** A finding as a page serves it: its fields, and those from its event as JSON text. */
+export interface ServedFinding extends Omit<Finding, 'event'> {
+  /** See `servedFindingFields`. */
+  readonly servedFields: string;
+}
+
+export interface ServedFindingPage {
+  readonly findings: ServedFinding[];
   readonly total: number;
 }
 
@@ -54,11 +69,7 @@ export class FindingPages {
   ): Promise<TeamFindingPage> {
     // Deferred join: the window is found on the narrow index (the skipped entries' events, the
     // bulk of a row, are never read), then only its rows are.
-    const ids = this.matching(teamId, filter)
-      .select('id')
-      .orderBy('id', 'desc')
-      .limit(window.limit)
-      .offset(window.offset);
+    const ids = await this.pageIds(teamId, filter, window);
     const rows = await this.db
       .selectFrom('finding')
       .selectAll()
@@ -69,11 +80,124 @@ export class FindingPages {
   }
 
   /**
-   * The number of matching findings. Filtered by severity at most, it is the sum of the counts
-   * each scan keeps of its findings per severity (a row per scan, not per finding); other
-   * filters count the matching findings themselves.
+   * {@link list} as the API serves it: each finding's event fields as stored JSON text, never
+   * parsed (only rows recorded before migration 0016 have their event read and served now).
+   */
+  async served(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+  ): Promise<ServedFindingPage> {
+    const ids = await this.pageIds(teamId, filter, window);
+    const rows = await this.db
+      .selectFrom('finding')
+      .select([
+        'id',
+        'team_id',
+        'scan_id',
+        'vuln_hash',
+        'vuln_status',
+        'severity',
+        'template_id',
+        'template_path',
+        'template_url',
+        'template_hash',
+        'target',
+        'served_fields',
+        'created_at',
+        'updated_at',
+      ])
+      .select(sql<string | null>`case when served_fields is null then event end`.as('event'))
+      .where('id', 'in', ids)
+      .orderBy('id', 'desc')
+      .execute();
+    const sources = await loadSources(
+      this.db,
+      rows.map((r) => r.template_hash),
+    );
+    const findings = rows.map((row) => ({
+      ...findingColumnsOf(row, sources),
+      servedFields: row.served_fields ?? servedFindingFields(JSON.parse(row.event ?? '{}') as ResultEvent),
+    }));
+    return { findings, total: await this.count(teamId, filter) };
+  }
+
+  /**
+   * The query of the ids of a page, newest first: what {@link list} runs, and whose plan tests
+   * check. A deep page of the team's findings, unfiltered or by severity and status, starts in
+   * the id bucket that holds its first row (found through `finding_bucket`) and skips only
+   * within it, so its cost does not grow with the offset.
+   */
+  async pageIds(teamId: string, filter: TeamFindingFilter, window: { offset: number; limit: number }) {
+    let query = this.matching(teamId, filter);
+    let offset = window.offset;
+    if (offset >= DEEP_OFFSET && countedByBucket(filter)) {
+      const place = await this.locate(teamId, filter, offset);
+      // An impossible bound: fewer findings match than the offset.
+      if (place === undefined) return query.select('id').where(sql<boolean>`1 = 0`);
+      // Ids are [0-9a-v]: every id of the bucket and older sorts below the bucket followed by "w".
+      query = query.where('id', '<', `${place.bucket}w`);
+      offset = place.skip;
+    }
+    return query.select('id').orderBy('id', 'desc').limit(window.limit).offset(offset);
+  }
+
+  /**
+   * The id bucket holding the matching finding at `offset` (newest first) and how many matching
+   * findings of that bucket and older to skip; undefined when fewer match. Findings added to
+   * newer buckets since cannot shift the answer.
+   */
+  private async locate(
+    teamId: string,
+    filter: TeamFindingFilter,
+    offset: number,
+  ): Promise<{ bucket: string; skip: number } | undefined> {
+    const counted = this.counted(teamId, filter)
+      .select(['bucket', (eb) => eb.fn.sum<number | string>('n').as('n')])
+      .groupBy('bucket');
+    const result = await sql<{ bucket: string; newer: number | string }>`
+      select bucket, total - n as newer from (
+        select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
+        from (${counted}) buckets
+      ) running where total > ${offset} order by bucket desc limit 1`.execute(this.db);
+    const row = result.rows[0];
+    if (row === undefined) return undefined;
+    return { bucket: row.bucket, skip: offset - Number(row.newer) };
+  }
+
+  /** The rows of `finding_bucket` a filter without search, age or scan counts. */
+  private counted(teamId: string, filter: TeamFindingFilter) {
+    let query = this.db.selectFrom('finding_bucket').where('team_id', '=', teamId);
+    if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
+    if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
+    return query;
+  }
+
+  /**
+   * The number of matching findings, from the counts kept by triggers where they answer: the
+   * team's findings by severity and status (`finding_bucket`), a search of them
+   * (`finding_tally`), a scan's by severity (its own counts). Other filters count the
+   * matching findings themselves.
    */
   async count(teamId: string, filter: TeamFindingFilter): Promise<number> {
+    if (countedByBucket(filter)) {
+      const row = await this.counted(teamId, filter)
+        .select((eb) => eb.fn.sum<number | string | null>('n').as('n'))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    }
+    if (filter.scanId === undefined && filter.since === undefined) {
+      let query = this.db
+        .selectFrom('finding_tally')
+        .select((eb) => eb.fn.sum<number | string | null>('n').as('n'))
+        .where('team_id', '=', teamId)
+        .where(targetOrTemplateContains(this.conn.engine, filter.search ?? ''));
+      if ((filter.severities ?? []).length > 0)
+        query = query.where('severity', 'in', filter.severities ?? []);
+      if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
+      const row = await query.executeTakeFirst();
+      return Number(row?.n ?? 0);
+    }
     const bySeverityOnly =
       (filter.statuses ?? []).length === 0 && (filter.search ?? '') === '' && filter.since === undefined;
     if (bySeverityOnly) {
@@ -100,11 +224,19 @@ export class FindingPages {
     if (filter.scanId !== undefined) query = query.where('scan_id', '=', filter.scanId);
     if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
     if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
-    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
+    if (filter.since !== undefined) {
+      // Implied by the age (a finding's id is made as it is recorded), and what the index seeks.
+      query = query.where('id', '>=', leastIdAt(filter.since)).where('created_at', '>=', filter.since);
+    }
     const term = filter.search ?? '';
     if (term !== '') query = query.where(targetOrTemplateContains(this.conn.engine, term));
     return query;
   }
+}
+
+/** A filter the team's counts per id bucket answer: by severity and status at most. */
+function countedByBucket(filter: TeamFindingFilter): boolean {
+  return filter.scanId === undefined && (filter.search ?? '') === '' && filter.since === undefined;
 }
 
 /** Lower-cases A–Z only, as SQLite's `lower()` does, so a search matches the same rows on both engines. */

@@ -5,6 +5,7 @@ import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { Finding, ScanStatus, TemplateRef, VulnStatus } from './model.js';
 import type { Database, FindingTable } from './schema.js';
+import { servedFindingFields } from './served-event.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, writeTransaction } from './tx.js';
 import { severityOf, targetOf, vulnHash } from './vuln-hash.js';
@@ -190,6 +191,17 @@ export async function findingsOf(db: Kysely<Database>, rows: readonly FindingTab
     rows.map((r) => r.template_hash),
   );
   return rows.map((row) => ({
+    ...findingColumnsOf(row, sources),
+    event: JSON.parse(row.event) as ResultEvent,
+  }));
+}
+
+/** A finding row's fields but its event, its template's source taken from `sources`. */
+export function findingColumnsOf(
+  row: Omit<FindingTable, 'event' | 'served_fields'>,
+  sources: ReadonlyMap<string, string>,
+): Omit<Finding, 'event'> {
+  return {
     id: row.id,
     teamId: row.team_id,
     scanId: row.scan_id,
@@ -201,10 +213,9 @@ export async function findingsOf(db: Kysely<Database>, rows: readonly FindingTab
     templateUrl: row.template_url,
     templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
     target: row.target,
-    event: JSON.parse(row.event) as ResultEvent,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-  }));
+  };
 }
 
 const FINDING_COLUMNS = [
@@ -220,6 +231,7 @@ const FINDING_COLUMNS = [
   'template_hash',
   'target',
   'event',
+  'served_fields',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof FindingTable)[];
@@ -246,6 +258,7 @@ function findingRow(
     template_hash: templateHashes.get(event['template-id']) ?? null,
     target: targetOf(event),
     event: JSON.stringify(stored),
+    served_fields: servedFindingFields(stored as ResultEvent),
     created_at: now,
     updated_at: now,
   };

@@ -16,3 +16,13 @@ const ID_SHAPE = /^[0-9a-v]{20}$/;
 export function isId(text: string): boolean {
   return ID_SHAPE.test(text);
 }
+
+/**
+ * The least id made in the second of `at` or later: ids sort by the second they were made, so a
+ * row made at `at` or later has an id at least this one.
+ */
+export function leastIdAt(at: number): string {
+  const bytes = new Uint8Array(12);
+  new DataView(bytes.buffer).setUint32(0, Math.max(0, Math.floor(at / 1000)));
+  return new Xid(bytes).toString();
+}

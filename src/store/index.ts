@@ -11,7 +11,12 @@ export {
 } from './browse.js';
 export type { ChunkClaim, ChunkInput, ClaimScope } from './chunks.js';
 export { isStoreUnavailable, StoreMissingError, StoreRequestError } from './errors.js';
-export type { TeamFindingFilter, TeamFindingPage } from './finding-pages.js';
+export type {
+  ServedFinding,
+  ServedFindingPage,
+  TeamFindingFilter,
+  TeamFindingPage,
+} from './finding-pages.js';
 export { isId, newId } from './id.js';
 export { API_KEY_PREFIX, hashApiKey } from './keys.js';
 export { describeLocation, maskCredentials, resolveLocation, type StoreLocation } from './location.js';
@@ -45,7 +50,7 @@ export { isTriagedByHand } from './retests.js';
 export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './scan-auth.js';
 export type { RunKey } from './scan-runs.js';
 export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
-export { servedEvent, servedEventsJson } from './served-event.js';
+export { servedEvent, servedEventsJson, servedFindingFields } from './served-event.js';
 export { openStore, Store } from './store.js';
 export { formatGoDuration, formatTimestamp } from './time.js';
 export { MAX_TRIAGE_IDS, type StatusChange } from './triage.js';

@@ -19,6 +19,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0012_finding_team_order': { up: findingTeamOrder },
   '0013_dashboard_finding_indexes': { up: dashboardFindingIndexes },
   '0014_retest_requests': { up: retestRequests },
+  '0015_finding_counts': { up: findingCounts },
+  '0016_served_fields_ascending_sorts': { up: servedFieldsAscendingSorts },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -550,4 +552,128 @@ async function retestRequests(db: Kysely<any>): Promise<void> {
     .on('retest_request')
     .columns(['finding_id'])
     .execute();
+}
+
+/**
+ * Counts of each team's findings kept by triggers, in the transaction of the change, so that a
+ * findings page neither counts its total row by row nor walks the index up to a deep offset:
+ * - `finding_bucket`: per team, id bucket (the first 3 characters of the vuln id, an xid: the
+ *   top 15 bits of the second it was recorded, about 36 hours), severity and status. A page at
+ *   a deep offset finds its bucket by summing these and skips within that bucket only.
+ * - `finding_tally`: per team, target, template, severity and status. A search of targets and
+ *   templates is counted over these rows (as many as distinct findings, not as the findings
+ *   each scan records again).
+ * A finding's status changes by triage; its other counted fields never change.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function findingCounts(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('finding_bucket')
+    .addColumn('team_id', 'text', (c) => c.notNull().references('team.id'))
+    .addColumn('bucket', 'text', (c) => c.notNull())
+    .addColumn('severity', 'text', (c) => c.notNull())
+    .addColumn('vuln_status', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('finding_bucket_pk', ['team_id', 'bucket', 'severity', 'vuln_status'])
+    .execute();
+  await db.schema
+    .createTable('finding_tally')
+    .addColumn('team_id', 'text', (c) => c.notNull().references('team.id'))
+    .addColumn('target', 'text', (c) => c.notNull())
+    .addColumn('template_id', 'text', (c) => c.notNull())
+    .addColumn('severity', 'text', (c) => c.notNull())
+    .addColumn('vuln_status', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('finding_tally_pk', [
+      'team_id',
+      'target',
+      'template_id',
+      'severity',
+      'vuln_status',
+    ])
+    .execute();
+  await sql`insert into finding_bucket (team_id, bucket, severity, vuln_status, n)
+    select team_id, substr(id, 1, 3), severity, vuln_status, count(*) from finding
+    group by team_id, substr(id, 1, 3), severity, vuln_status`.execute(db);
+  await sql`insert into finding_tally (team_id, target, template_id, severity, vuln_status, n)
+    select team_id, target, template_id, severity, vuln_status, count(*) from finding
+    group by team_id, target, template_id, severity, vuln_status`.execute(db);
+  const add = (row: 'new' | 'old', n: string) =>
+    sql.raw(`insert into finding_bucket (team_id, bucket, severity, vuln_status, n)
+      values (${row}.team_id, substr(${row}.id, 1, 3), ${row}.severity, ${row}.vuln_status, ${n})
+      on conflict (team_id, bucket, severity, vuln_status) do update set n = finding_bucket.n + excluded.n;
+    insert into finding_tally (team_id, target, template_id, severity, vuln_status, n)
+      values (${row}.team_id, ${row}.target, ${row}.template_id, ${row}.severity, ${row}.vuln_status, ${n})
+      on conflict (team_id, target, template_id, severity, vuln_status)
+      do update set n = finding_tally.n + excluded.n;`);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`create function keyhole_count_finding() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'UPDATE' and old.vuln_status = new.vuln_status and old.severity = new.severity
+          and old.target = new.target and old.template_id = new.template_id then return null; end if;
+        if tg_op in ('UPDATE', 'DELETE') then ${add('old', '-1')} end if;
+        if tg_op in ('UPDATE', 'INSERT') then ${add('new', '1')} end if;
+        return null;
+      end $$`.execute(db);
+    await sql`create trigger finding_count after insert or delete
+      or update of vuln_status, severity, target, template_id on finding
+      for each row execute function keyhole_count_finding()`.execute(db);
+    return;
+  }
+  await sql`create trigger finding_count_insert after insert on finding begin ${add('new', '1')} end`.execute(
+    db,
+  );
+  await sql`create trigger finding_count_delete after delete on finding begin ${add('old', '-1')} end`.execute(
+    db,
+  );
+  await sql`create trigger finding_count_update after update of vuln_status, severity, target, template_id on finding
+    when old.vuln_status <> new.vuln_status or old.severity <> new.severity
+      or old.target <> new.target or old.template_id <> new.template_id
+    begin ${add('old', '-1')} ${add('new', '1')} end`.execute(db);
+}
+
+/**
+ * - The members of a finding's `/v1/scans/results` item that come from its event (description,
+ *   impact, remediation, reference, labels and the event as the API serves it), as JSON text
+ *   written with the finding: a page of findings is spliced from these texts instead of parsing
+ *   and serialising every event again (an event never changes). Findings recorded before have
+ *   none and are served from `event` as before.
+ * - Scan listings sorted ascending: their ties keep the default newest-first order, a direction
+ *   the indexes of 0007 (all ascending) can only give by sorting every tie (a quarter of the
+ *   scans share a status). One index per field with the tie columns descending serves them.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function servedFieldsAscendingSorts(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('finding').addColumn('served_fields', 'text').execute();
+  const sorted: Record<string, readonly string[]> = {
+    created_at: ['created_at'],
+    status: ['status'],
+    updated_at: ['updated_at'],
+    completed_at: ['completed_at'],
+    name: ['name_folded'],
+    progress: ['progress'],
+    total_target: ['total_target'],
+    total_template: ['total_template'],
+    total_scan: ['total_scan'],
+    rescan_count: ['rescan_count'],
+    severity: [
+      'severity_critical',
+      'severity_high',
+      'severity_medium',
+      'severity_low',
+      'severity_info',
+      'severity_unknown',
+    ],
+  };
+  for (const [field, columns] of Object.entries(sorted)) {
+    const ties = field === 'created_at' ? ['id desc'] : ['created_at desc', 'id desc'];
+    await db.schema
+      .createIndex(`scan_team_by_${field}_ascending`)
+      .on('scan')
+      .columns(['team_id', ...columns, ...ties])
+      .execute();
+  }
+  // Without statistics on the new indexes SQLite's planner takes them for searches and
+  // descending sorts, which the older indexes serve without sorting.
+  await sql`analyze scan`.execute(db);
 }

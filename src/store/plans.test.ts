@@ -1,8 +1,10 @@
 import { type Compilable, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Xid } from 'xid-ts';
+import type { Severity } from '../event/index.js';
 import { BUCKET_MS } from './buckets.js';
 import { newId } from './id.js';
-import type { ScanStatus } from './model.js';
+import type { ScanStatus, VulnStatus } from './model.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { chunks } from './tx.js';
@@ -11,6 +13,10 @@ const ROWS = 30_000;
 const DAYS = 60;
 const LIMIT = 100;
 const STATUSES: readonly ScanStatus[] = ['finished', 'failed', 'running', 'uploaded'];
+const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];
+const FINDING_STATUSES: readonly VulnStatus[] = ['open', 'fixed', 'false_positive', 'triaged'];
+/** An id bucket (the first 3 characters of an xid) spans 2^17 seconds. */
+const ID_BUCKET_MS = 2 ** 17 * 1000;
 
 interface PlanNode {
   'Node Type': string;
@@ -97,6 +103,30 @@ describe('listing plans on PostgreSQL', () => {
       }));
       await db.insertInto('retest').values(values).execute();
     }
+    for (const part of chunks(
+      Array.from({ length: ROWS }, (_, i) => i),
+      2000,
+    )) {
+      // Vuln ids made at the instant each finding was recorded, as recording makes them.
+      const values = part.map((i) => ({
+        id: Xid.newWithTime(at(i) / 1000).toString(),
+        team_id: team,
+        scan_id: scan.id,
+        vuln_hash: `hash ${i}`,
+        vuln_status: FINDING_STATUSES[i % FINDING_STATUSES.length]!,
+        severity: SEVERITIES[i % SEVERITIES.length]!,
+        template_id: 't',
+        template_path: '',
+        template_url: '',
+        template_hash: null,
+        target: `host${i % 50}.test`,
+        event: '{}',
+        created_at: at(i),
+        updated_at: at(i),
+      }));
+      // Counted per id bucket by the triggers of migration 0015.
+      await db.insertInto('finding').values(values).execute();
+    }
     for (const [buckets, rows] of [
       ['scan_bucket', 'scan'],
       ['retest_bucket', 'retest'],
@@ -145,6 +175,26 @@ describe('listing plans on PostgreSQL', () => {
       expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(BOUND);
     }
   });
+
+  // The findings of an id bucket, and the share of them a filter keeps.
+  const PER_ID_BUCKET = Math.ceil((ROWS * ID_BUCKET_MS) / (DAYS * BUCKET_MS));
+
+  it.each([
+    // The retested finding above is one more, open and low.
+    ['/v1/scans/results', {}, ROWS + 1, 1],
+    ['/v1/scans/results?severity=critical', { severities: ['critical'] }, ROWS / 6, 1 / 6],
+    ['/v1/scans/results?vuln_status=fixed,triaged', { statuses: ['fixed', 'triaged'] }, ROWS / 2, 1 / 2],
+  ] as const)(
+    'reads about a page of rows for %s at any offset, not the rows it skips',
+    async (_, filter, total, share) => {
+      const bound = 2 * PER_ID_BUCKET + LIMIT / share;
+      expect(await store.findingPages.count(team, filter)).toBe(total);
+      for (const offset of [0, 2_000, Math.floor(total / 2), total - LIMIT]) {
+        const ids = await store.findingPages.pageIds(team, filter, { offset, limit: LIMIT });
+        expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(bound);
+      }
+    },
+  );
 
   it('counts what a plain OFFSET would read, so the bound above means something', async () => {
     const plain = store.connection.db

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
 import { countRow, DEEP_OFFSET, locate, locateByStatus } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
@@ -267,6 +267,33 @@ export class Scans {
     return scan;
   }
 
+  /**
+   * A sort by several fields has no index; its page lies among the first `offset + limit` scans
+   * by the first field alone, which its index gives, and their ties. Narrowed to those (the
+   * first field at or past the value of the last of them), the sort reads only about as many
+   * scans as the page skips, not all the team's.
+   */
+  private async withinFirstField(
+    ids: SelectQueryBuilder<Database, 'scan', { id: string }>,
+    query: ScanQuery,
+  ): Promise<SelectQueryBuilder<Database, 'scan', { id: string }>> {
+    const [first, second] = query.sort ?? [];
+    if (first === undefined || second === undefined) return ids;
+    const columns: readonly string[] = SCAN_SORT_FIELDS[first.field];
+    const column = columns[0] as 'updated_at';
+    // A nullable column sorts its nulls apart on each engine; a compound field has no single edge.
+    if (columns.length !== 1 || first.field === 'completed_at') return ids;
+    const edge = await ids
+      .clearSelect()
+      .select(sql.ref(column).as('edge'))
+      .orderBy(column, first.direction)
+      .limit(1)
+      .offset(query.offset + query.limit - 1)
+      .executeTakeFirst();
+    if (edge === undefined) return ids;
+    return ids.where(column, first.direction === 'desc' ? '>=' : '<=', (edge as { edge: number }).edge);
+  }
+
   /** The team's scans: newest first (created_at desc, id desc) unless `sort` says otherwise. */
   async list(teamId: string, query: ScanQuery): Promise<Scan[]> {
     const ids = await this.pageIds(teamId, query);
@@ -305,6 +332,7 @@ export class Scans {
     }
     if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
     if (search !== undefined) ids = ids.where(search.filter);
+    ids = await this.withinFirstField(ids, query);
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
     }

@@ -25,6 +25,8 @@ export interface Database {
   scan_bucket: BucketTable;
   retest_bucket: BucketTable;
   scan_status_bucket: StatusBucketTable;
+  finding_bucket: FindingBucketTable;
+  finding_tally: FindingTallyTable;
 }
 
 /** How many rows of a team were created in the day (UTC) starting at `bucket` (epoch ms). */
@@ -195,6 +197,8 @@ export interface FindingTable {
   target: string;
   /** The result event, as a JSON object. */
   event: string;
+  /** Its listing members as the API serves them (see `servedFindingFields`); null on rows recorded before 0016. */
+  served_fields: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
 }
@@ -218,6 +222,25 @@ export interface RetestTable {
   served_events: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
+}
+
+/** A team's findings per id bucket (`substr(id, 1, 3)`), severity and status (migration 0015). */
+export interface FindingBucketTable {
+  team_id: string;
+  bucket: string;
+  severity: string;
+  vuln_status: string;
+  n: number;
+}
+
+/** A team's findings per target, template, severity and status (migration 0015). */
+export interface FindingTallyTable {
+  team_id: string;
+  target: string;
+  template_id: string;
+  severity: string;
+  vuln_status: string;
+  n: number;
 }
 
 /** One triage of a finding (migration 0011): its status before and after, when, and by whom. */

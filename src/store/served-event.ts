@@ -63,6 +63,17 @@ export function servedEventsJson(events: readonly ResultEvent[]): string {
   return JSON.stringify(events.map(servedEvent));
 }
 
+/**
+ * The members of a finding's listing item that come from its stored event, as JSON text in the
+ * item's order: `"description":…,"impact":…,"remediation":…,"reference":[…],"labels":[],"event":[…]`.
+ * Written once when the finding is recorded (its event never changes), spliced into every page.
+ */
+export function servedFindingFields(event: ResultEvent): string {
+  const served = servedEvent(event);
+  const info = served.info as Loose;
+  return `"description":${JSON.stringify(info.description)},"impact":${JSON.stringify(info.impact)},"remediation":${JSON.stringify(info.remediation)},"reference":${JSON.stringify(info.reference)},"labels":[],"event":[${JSON.stringify(served)}]`;
+}
+
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }

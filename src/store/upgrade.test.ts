@@ -2,7 +2,7 @@ import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from './id.js';
 import { migrations } from './migrations.js';
-import { servedEvent } from './served-event.js';
+import { servedEvent, servedFindingFields } from './served-event.js';
 import { openStore, type Store } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
 
@@ -68,6 +68,8 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0012_finding_team_order',
       '0013_dashboard_finding_indexes',
       '0014_retest_requests',
+      '0015_finding_counts',
+      '0016_served_fields_ascending_sorts',
     ]);
   });
   afterAll(async () => {
@@ -107,5 +109,14 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
     expect(JSON.parse(served!.eventsJson)).toEqual([
       servedEvent({ 'template-id': 't', 'matcher-status': true } as never),
     ]);
+  });
+
+  it('counts the findings it already held and serves them from their raw events', async () => {
+    expect(await store.findingPages.count(team, {})).toBe(1);
+    expect(await store.findingPages.count(team, { severities: ['low'], statuses: ['open'] })).toBe(1);
+    expect(await store.findingPages.count(team, { search: 'A.TEST' })).toBe(1);
+    const page = await store.findingPages.served(team, {}, { offset: 0, limit: 10 });
+    expect(page.total).toBe(1);
+    expect(page.findings[0]?.servedFields).toBe(servedFindingFields({} as never));
   });
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { Xid } from 'xid-ts';
 import type { ResultEvent } from '../../event/index.js';
-import { newId, type Store, servedEventsJson } from '../../store/index.js';
+import { newId, type Store, servedEventsJson, servedFindingFields } from '../../store/index.js';
 
 /** How much the benchmark stores: a team's year of scanning. */
 export interface SeedSize {
@@ -140,10 +141,12 @@ const FINDING: Rows = {
     'template_hash',
     'target',
     'event',
+    'served_fields',
     'created_at',
     'updated_at',
   ],
   types: [
+    'text',
     'text',
     'text',
     'text',
@@ -220,6 +223,8 @@ export async function seed(
   const base = Date.now() - year;
   const scanEvery = Math.floor(year / Math.max(1, size.scans));
   const retestEvery = Math.floor(year / Math.max(1, size.retests));
+  const findingEvery = Math.floor(year / Math.max(1, size.findings));
+  const idAt = idsAt();
   const sources = TEMPLATES.map((id) => {
     const encoded = Buffer.from(`id: ${id}\ninfo:\n  name: ${id}\n  severity: info\n`).toString('base64');
     return { id, encoded, hash: createHash('sha256').update(encoded).digest('hex') };
@@ -276,10 +281,11 @@ export async function seed(
   });
   const findingIds: string[] = [];
   await writer(FINDING, size.findings, (i) => {
-    const id = newId();
-    findingIds.push(id);
     const template = sources[i % sources.length]!;
-    const created = base + i;
+    const created = base + i * findingEvery;
+    // Made when it was recorded, as a vuln id is: findings sort by id newest first.
+    const id = idAt(created);
+    findingIds.push(id);
     return [
       id,
       teamId,
@@ -293,6 +299,7 @@ export async function seed(
       template.hash,
       `host${i % 5000}.example.test`,
       event(i, true),
+      servedFindingFields(eventObject(i, true)),
       created,
       created,
     ];
@@ -336,10 +343,37 @@ export async function seed(
   await sql`insert into scan_status_bucket (team_id, status, bucket, n)
     select team_id, status, (created_at / 86400000) * 86400000, count(*) from scan where team_id = ${teamId}
     group by team_id, status, (created_at / 86400000) * 86400000`.execute(store.connection.db);
+  await sql`delete from finding_bucket where team_id = ${teamId}`.execute(store.connection.db);
+  await sql`insert into finding_bucket (team_id, bucket, severity, vuln_status, n)
+    select team_id, substr(id, 1, 3), severity, vuln_status, count(*) from finding where team_id = ${teamId}
+    group by team_id, substr(id, 1, 3), severity, vuln_status`.execute(store.connection.db);
+  await sql`delete from finding_tally where team_id = ${teamId}`.execute(store.connection.db);
+  await sql`insert into finding_tally (team_id, target, template_id, severity, vuln_status, n)
+    select team_id, target, template_id, severity, vuln_status, count(*) from finding where team_id = ${teamId}
+    group by team_id, target, template_id, severity, vuln_status`.execute(store.connection.db);
   if (store.engine === 'postgres') await sql`vacuum analyze`.execute(store.connection.db);
   else await sql`analyze`.execute(store.connection.db);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { rows: size.scans * 3 + size.findings + size.retests, seconds };
+}
+
+/**
+ * Ids in the xid format made at a given instant (as `newId` makes them at the present one): the
+ * second, then a fixed machine and process part, then a counter, so they stay unique.
+ */
+function idsAt(): (at: number) => string {
+  const bytes = new Uint8Array(12);
+  const view = new DataView(bytes.buffer);
+  bytes.set([0x6b, 0x68, 0x6c, 0x62, 0x6e], 4);
+  let counter = 0;
+  return (at) => {
+    view.setUint32(0, Math.floor(at / 1000));
+    counter = (counter + 1) & 0xffffff;
+    bytes[9] = counter >> 16;
+    bytes[10] = (counter >> 8) & 0xff;
+    bytes[11] = counter & 0xff;
+    return new Xid(bytes).toString();
+  };
 }
 
 type Writer = (rows: Rows, count: number, row: (i: number) => Value[]) => Promise<void>;
@@ -435,6 +469,54 @@ export async function fillServedEvents(store: Store): Promise<number> {
       after = rows.at(-1)!.id;
     }
     if (filled > 0) await client.query('vacuum analyze retest');
+  } finally {
+    client.release();
+  }
+  return filled;
+}
+
+/**
+ * Writes the served fields of findings that have none (a store seeded before migration 0016 and
+ * kept), as recording them now would.
+ */
+export async function fillServedFindingFields(store: Store): Promise<number> {
+  const { connection } = store;
+  let filled = 0;
+  if (connection.engine === 'sqlite') {
+    const db = connection.sqlite;
+    const read = db.prepare<[number], { r: number; event: string }>(
+      'select rowid as r, event from finding where rowid > ? and served_fields is null order by rowid limit 10000',
+    );
+    const write = db.prepare('update finding set served_fields = ? where rowid = ?');
+    const fill = db.transaction((rows: { r: number; event: string }[]) => {
+      for (const row of rows) write.run(servedFindingFields(JSON.parse(row.event) as ResultEvent), row.r);
+    });
+    for (let after = 0; ; ) {
+      const rows = read.all(after);
+      if (rows.length === 0) break;
+      fill(rows);
+      filled += rows.length;
+      after = rows.at(-1)!.r;
+    }
+    return filled;
+  }
+  const client = await connection.pool.connect();
+  try {
+    for (let after = ''; ; ) {
+      const { rows } = await client.query<{ id: string; event: string }>(
+        'select id, event from finding where id > $1 and served_fields is null order by id limit 5000',
+        [after],
+      );
+      if (rows.length === 0) break;
+      const served = rows.map((row) => servedFindingFields(JSON.parse(row.event) as ResultEvent));
+      await client.query(
+        'update finding set served_fields = v.served from unnest($1::text[], $2::text[]) as v(id, served) where finding.id = v.id',
+        [rows.map((row) => row.id), served],
+      );
+      filled += rows.length;
+      after = rows.at(-1)!.id;
+    }
+    if (filled > 0) await client.query('vacuum analyze finding');
   } finally {
     client.release();
   }

@@ -8,5 +8,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export type PageRenderer = <T>(
   request: FastifyRequest,
   reply: FastifyReply,
-  read: () => Promise<{ payload: T; live: boolean }>,
+  read: () => Promise<{ payload: T | JsonText; live: boolean }>,
 ) => Promise<T | string | Buffer>;
+
+/** A body already serialised (its schema's serialiser is skipped): what a page built from stored JSON returns. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}

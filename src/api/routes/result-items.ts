@@ -1,4 +1,4 @@
-import type { Finding } from '../../store/index.js';
+import type { Finding, ServedFinding } from '../../store/index.js';
 import { formatTimestamp } from '../../store/index.js';
 import { eventRecord } from '../serialize.js';
 import type { ResultItem, ResultsResponse, VulnResponse } from './results-schemas.js';
@@ -55,4 +55,29 @@ export function resultsPage(
     message: 'Successfully retrieved results',
     data: findings.map(resultItem),
   };
+}
+
+/**
+ * A results page as JSON text: {@link resultsPage}'s members in its order, each finding's event
+ * members spliced in as stored (never parsed for a page).
+ */
+export function resultsPageText(
+  findings: readonly ServedFinding[],
+  total: number,
+  window: { offset: number; limit: number },
+): string {
+  const quoted = new Map<string, string>();
+  const encoded = (text: string) => {
+    let json = quoted.get(text);
+    if (json === undefined) {
+      json = JSON.stringify(text);
+      quoted.set(text, json);
+    }
+    return json;
+  };
+  const items = findings.map(
+    (f) =>
+      `{"matcher_status":true,"vuln_id":${JSON.stringify(f.id)},"target":${JSON.stringify(f.target)},"template_url":${JSON.stringify(f.templateUrl)},"created_at":"${formatTimestamp(f.createdAt)}","updated_at":"${formatTimestamp(f.updatedAt)}","scan_id":${JSON.stringify(f.scanId)},"template_id":${JSON.stringify(f.templateId)},"template_path":${JSON.stringify(f.templatePath)},"template_encoded":${encoded(f.templateEncoded)},"vuln_status":${JSON.stringify(f.vulnStatus)},"vuln_hash":${JSON.stringify(f.vulnHash)},"severity":${JSON.stringify(f.severity)},${f.servedFields},"result_type":"matched"}`,
+  );
+  return `{"current_page":${Math.floor(window.offset / window.limit) + 1},"result_count":${findings.length},"total_results":${total},"total_pages":${Math.ceil(total / window.limit)},"message":"Successfully retrieved results","data":[${items.join(',')}]}`;
 }

@@ -10,8 +10,8 @@ import { isId, type Scan, type Store, type TeamFindingFilter, type VulnStatus } 
 import { ApiError } from '../errors.js';
 import { DEFAULT_LIMIT, ERROR_RESPONSES, ErrorBody, ScanItem } from '../schemas.js';
 import { scanItem } from '../serialize.js';
-import type { PageRenderer } from './page.js';
-import { resultsPage, vulnResponse } from './result-items.js';
+import { JsonText, type PageRenderer } from './page.js';
+import { resultsPageText, vulnResponse } from './result-items.js';
 import {
   ExportQuery,
   ResultsQuery,
@@ -175,6 +175,6 @@ async function resultsOf(store: Store, teamId: string, query: ResultsQuery, scan
     search: query.search,
     since: query.time === undefined ? undefined : Date.now() - TIME_SPANS[query.time],
   };
-  const { findings, total } = await store.findingPages.list(teamId, filter, window);
-  return resultsPage(findings, total, window);
+  const { findings, total } = await store.findingPages.served(teamId, filter, window);
+  return new JsonText(resultsPageText(findings, total, window));
 }
