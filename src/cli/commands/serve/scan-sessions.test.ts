@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, hiddenField } from '../../../dashboard/testing/serve.js';
 import { type SeenRequest, startHost, type TestHost } from '../../../scan/testing/hosts.js';
 import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
 import { openStore, type Store } from '../../../store/index.js';
@@ -170,8 +171,9 @@ describe.each(SQLITE)('secrets of the scans keyhole serve runs on $engine', ({ c
     expect(a.seen.map(carried)).toEqual([JSON.stringify({ a: SECRET_A })]);
     const b = await scan('b.yaml');
     expect(b.seen.map(carried)).toEqual([JSON.stringify({ b: SECRET_B })]);
-    const retested = await retest(a.id);
-    expect(retested.map(carried)).toEqual([JSON.stringify({ a: SECRET_A })]);
+    // The two entries have one kind and scope (one fingerprint): the label tells the files apart.
+    expect((await retest(a.id)).map(carried)).toEqual([JSON.stringify({ a: SECRET_A })]);
+    expect((await retest(b.id)).map(carried)).toEqual([JSON.stringify({ b: SECRET_B })]);
     // Its authentication is recorded as keyhole scan records it: one request, with a's secret.
     const auth = (await store.authentication.of([a.id])).get(a.id);
     expect(auth?.requests).toBe(1);
@@ -179,6 +181,25 @@ describe.each(SQLITE)('secrets of the scans keyhole serve runs on $engine', ({ c
     expect(auth?.entries.filter((e) => e.requests > 0).map((e) => e.label)).toEqual(['static[0] of a.yaml']);
     expect(serveIo.out() + serveIo.err()).not.toContain(SECRET_A);
     expect(serveIo.out() + serveIo.err()).not.toContain(SECRET_B);
+  });
+
+  it("runs the dashboard's Rescan with the secret file the scan used, or none when it used none", async () => {
+    const browser = new Browser(apiUrl);
+    expect((await browser.signIn(writeKey)).status).toBe(303);
+    const rescan = async (scanId: string) => {
+      const page = await browser.get(`/scans/${scanId}`);
+      const seenBefore = host.requests.length;
+      const answer = await browser.post(`/scans/${scanId}/rescan`, { csrf: hiddenField(page.body, 'csrf') });
+      expect(answer.status).toBe(303);
+      const again = /^\/scans\/([0-9a-v]{20})$/.exec(answer.headers.get('location') ?? '')?.[1] ?? '';
+      await until(async () => {
+        const now = await api('GET', `/v1/scans/${again}`);
+        return now.body.status === 'finished' ? now : undefined;
+      });
+      return host.requests.slice(seenBefore).map(carried);
+    };
+    expect(await rescan((await scan('b.yaml')).id)).toEqual([JSON.stringify({ b: SECRET_B })]);
+    expect(await rescan((await scan()).id)).toEqual(['{}']);
   });
 
   it('fails a scan whose login fails, saying why, as keyhole scan does, and the API shows it', async () => {

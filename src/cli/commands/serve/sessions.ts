@@ -82,23 +82,36 @@ export function entriesUsed(authentication: ScanAuthentication | undefined): Aut
 }
 
 /**
- * The secret file that holds every entry given (the first such, in `--secrets` order); undefined
- * when there are none to hold (the session without secrets fits), or a sentence saying which
- * entries no file holds.
+ * The secret file that holds every entry given: matched by fingerprint (kind, types and scope), and
+ * among several such files the one whose entries also bear the same labels (which name the file),
+ * since two files may hold entries of one kind and scope with different secrets. Undefined when
+ * there are none to hold (the session without secrets fits); otherwise a sentence saying why no
+ * file fits.
  */
 export function fileHolding(
   files: readonly KnownSecretFile[],
   entries: readonly AuthEntry[],
 ): { readonly file: KnownSecretFile | undefined } | { readonly missing: string } {
   if (entries.length === 0) return { file: undefined };
-  const holds = (file: KnownSecretFile) => {
-    const held = new Set(entriesOf(file.secrets.set).map((e) => e.fingerprint));
-    return entries.every((e) => held.has(e.fingerprint));
-  };
-  const file = files.find(holds);
+  const holding = files.filter((file) => holdsAll(file, entries, (e) => e.fingerprint));
+  const named = holding.find((file) => holdsAll(file, entries, (e) => `${e.fingerprint} ${e.label}`));
+  const file = named ?? (holding.length === 1 ? holding[0] : undefined);
   if (file !== undefined) return { file };
   const labels = entries.map((e) => `${e.label} (${e.types.join(', ')} for ${e.scope})`).join(', ');
+  if (holding.length > 1)
+    return {
+      missing: `its secrets (${labels}) are in several of the files given to keyhole serve --secrets (${holding.map((f) => f.given).join(', ')}), none of them the one it used`,
+    };
   return {
     missing: `its secrets (${labels}) are not all in one of the files given to keyhole serve --secrets; restart it with that file`,
   };
+}
+
+function holdsAll(
+  file: KnownSecretFile,
+  entries: readonly AuthEntry[],
+  key: (e: AuthEntry) => string,
+): boolean {
+  const held = new Set(entriesOf(file.secrets.set).map(key));
+  return entries.every((e) => held.has(key(e)));
 }
