@@ -13,6 +13,14 @@ export interface RetestRunnerOptions {
   readonly teamId?: string | undefined;
   /** Stops the runner besides the session's own signal (`keyhole serve` shutting down). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The session a finding is retested in, when it is not the runner's one (`keyhole serve`: the
+   * session of the secret file its scan used), or why it cannot be retested here.
+   */
+  readonly sessionFor?: (
+    finding: Finding,
+    request: RetestRequest,
+  ) => Promise<ScanSession | { readonly refused: string }>;
   readonly log: { info(text: string): void; error(text: string): void };
 }
 
@@ -80,6 +88,17 @@ async function runRequest(
 ): Promise<{ retestId: string } | { error: string }> {
   const finding = await store.findings.get(request.vulnId, request.teamId);
   if (finding === undefined) return { error: `finding ${request.vulnId} is gone (its scan was deleted)` };
+  const chosen = options.sessionFor === undefined ? session : await options.sessionFor(finding, request);
+  if ('refused' in chosen) return { error: chosen.refused };
+  return retestIn(store, chosen, options, finding);
+}
+
+async function retestIn(
+  store: Store,
+  session: ScanSession,
+  options: RetestRunnerOptions,
+  finding: Finding,
+): Promise<{ retestId: string } | { error: string }> {
   const others = new Set<string>();
   for await (const sibling of store.findings.allOfScan(finding.scanId)) others.add(sibling.vulnHash);
   let outcome: RetestOutcome<Finding> | undefined;

@@ -5,8 +5,11 @@ import { plannedRuns, runScan, type ScanPlan, type ScanRunSettings } from './run
 export interface ScanSettings extends ScanRunSettings {
   readonly recorder: ScanRecorder;
   readonly describe: Pick<ScanStart, 'name' | 'templates' | 'assetIds' | 'rescanOf'>;
-  /** The scan's authentication, recorded with it; a failed login fails the scan. */
-  readonly ledger?: AuthLedger | undefined;
+  /**
+   * The scan's authentication, recorded with it; a failed login fails the scan. A session shared by
+   * several scans gives the figures since this scan began.
+   */
+  readonly ledger?: Pick<AuthLedger, 'figures'> | undefined;
 }
 
 export interface ScanOutcome {

@@ -20,12 +20,13 @@ query string only the API's own parameters keep their values. SIGINT or SIGTERM 
 server after the requests in flight. GET /healthz needs no key; GET /openapi.json describes the API.
 The store must exist: keyhole db migrate creates an empty one.
 Retests asked for through the API (POST /v1/scans/{vuln_id}/retest, the dashboard's Retest
-button) are run by this process on SQLite, with the secret files of --secrets; on PostgreSQL
-keyhole worker runs them (with its -sf files). A finding found with a secret waits for a runner
-that has secret files.
+button) are run by this process on SQLite, with the --secrets file the finding's scan used; on
+PostgreSQL keyhole worker runs them (with its -sf files). A finding found with a secret waits for
+a runner that has secret files.
 Scans started through the API (POST /v1/scans, the dashboard's Rescan button) choose their
 templates in --templates-dir as keyhole scan -t/-tags/-id do, and may name one of the --secrets
-files (secret_file); this process runs them on SQLite, keyhole worker on PostgreSQL.
+files (secret_file); this process runs them on SQLite, with that file's secrets only (none
+without secret_file), keyhole worker on PostgreSQL.
 
 Examples:
   keyhole serve

@@ -9,7 +9,9 @@ import { basename, isAbsolute, resolve, sep } from 'node:path';
 import { type ScanRequestBody, ScanRequestError, type ScanStarter } from '../../../api/index.js';
 import { enqueueScan } from '../../../queue/index.js';
 import {
+  type AuthFigures,
   executeScan,
+  figuresSince,
   type PlanTemplate,
   plannedRuns,
   type ScanSession,
@@ -21,26 +23,21 @@ import { checkTarget } from '../../../targets/index.js';
 import { UserError } from '../../exit.js';
 import { memoryIo } from '../../io.js';
 import { ScanOutput } from '../../shared/scan-output.js';
-import { type LoadedSecrets, plannedSecretEntries } from '../../shared/session.js';
+import { plannedSecretEntries } from '../../shared/session.js';
 import { DEFAULT_CHUNK_SIZE } from '../scan/command.js';
 import { scanConfig } from '../scan/config.js';
 import { withoutLoginTemplates } from '../scan/inputs.js';
 import { chooseTemplates } from '../scan/library.js';
 import { storedText } from '../scan/queue.js';
 import { storedScanInputs } from '../scan/rescan.js';
-
-/** A file of `serve --secrets`, as given there, with what it holds. */
-export interface KnownSecretFile {
-  readonly given: string;
-  readonly secrets: LoadedSecrets;
-}
+import { entriesUsed, fileHolding, type KnownSecretFile, type SessionSource } from './sessions.js';
 
 export interface ServerScanOptions {
   /** Where `templates` paths are resolved and tags and ids chosen; none: only rescans. */
   readonly templatesDir: string | undefined;
   readonly secretFiles: readonly KnownSecretFile[];
-  /** SQLite: the session this process runs scans in (PostgreSQL: undefined, workers run them). */
-  readonly session: ScanSession | undefined;
+  /** SQLite: the sessions this process runs scans in (PostgreSQL: undefined, workers run them). */
+  readonly sessions: SessionSource | undefined;
   readonly signal: AbortSignal;
   readonly log: { info(text: string): void; error(text: string): void };
 }
@@ -55,6 +52,8 @@ interface ScanWork {
   readonly assetIds: readonly string[];
   readonly plannedEntries: readonly AuthEntry[];
   readonly rescanOf?: string | undefined;
+  /** The secret file it runs with (SQLite); undefined: no secret at all. */
+  readonly secretFile: KnownSecretFile | undefined;
 }
 
 /** Concurrent template runs of a scan this process runs (SQLite). */
@@ -62,6 +61,8 @@ const IN_PROCESS_CONCURRENCY = 10;
 
 export class ServerScans {
   private readonly running = new Set<Promise<unknown>>();
+  /** Scans running in each session: the last one to end lets failed logins run again. */
+  private readonly inSession = new Map<ScanSession, number>();
 
   constructor(
     private readonly store: Store,
@@ -71,7 +72,8 @@ export class ServerScans {
   /** `POST /v1/scans`. */
   readonly start: ScanStarter = async (body, teamId) => {
     const { targets, assetIds } = await this.targetsOf(body, teamId);
-    const secrets = this.secretFileOf(body.secret_file);
+    const secretFile = this.secretFileOf(body.secret_file);
+    const secrets = secretFile?.secrets;
     const output = quietOutput();
     const chosen = await this.templatesOf(body, output);
     const templates = secrets === undefined ? chosen : withoutLoginTemplates(chosen, secrets.set, output);
@@ -79,7 +81,7 @@ export class ServerScans {
       throw new ScanRequestError('every template chosen is a login template of the secret file', 'templates');
     const plannedEntries = secrets === undefined ? [] : plannedSecretEntries(secrets.set, targets, output);
     const name = body.name ?? defaultName(targets);
-    return this.begin({ teamId, name, targets, templates, assetIds, plannedEntries });
+    return this.begin({ teamId, name, targets, templates, assetIds, plannedEntries, secretFile });
   };
 
   /** The dashboard's Rescan: the stored scan's targets, templates (as stored) and secret entries again. */
@@ -96,6 +98,9 @@ export class ServerScans {
     const plannedEntries = (auth?.entries ?? [])
       .filter((e) => e.planned)
       .map(({ fingerprint, label, kind, types, scope }) => ({ fingerprint, label, kind, types, scope }));
+    const held = fileHolding(this.options.secretFiles, entriesUsed(auth));
+    if ('missing' in held && this.options.sessions !== undefined)
+      throw new ScanRequestError(`the scan cannot run again here: ${held.missing}`, 'scan_id');
     return this.begin({
       teamId,
       name: original.name,
@@ -105,6 +110,7 @@ export class ServerScans {
       assetIds: original.assetIds,
       plannedEntries,
       rescanOf: original.id,
+      secretFile: 'file' in held ? held.file : undefined,
     });
   }
 
@@ -114,8 +120,8 @@ export class ServerScans {
   }
 
   private async begin(work: ScanWork): Promise<{ id: string; message: string }> {
-    const session = this.options.session;
-    if (session === undefined) {
+    const sessions = this.options.sessions;
+    if (sessions === undefined) {
       const scan = await enqueueScan(this.store, {
         teamId: work.teamId,
         name: work.name,
@@ -135,7 +141,7 @@ export class ServerScans {
       });
       return { id: scan.id, message: 'Scan queued: keyhole worker runs it' };
     }
-    const id = await this.runHere(session, work);
+    const id = await this.runHere(await sessions.of(work.secretFile), work);
     return { id, message: 'Scan started' };
   }
 
@@ -147,6 +153,7 @@ export class ServerScans {
       work.templates.map(async (t) => ({ id: t.id, path: t.file, content: await storedText(t, work.texts) })),
     );
     const stats = new ScanStats(plannedRuns(plan));
+    const ledger = work.secretFile === undefined ? undefined : this.ledgerOfOneScan(session);
     const run = executeScan(plan, {
       concurrency: IN_PROCESS_CONCURRENCY,
       run: session.runOptions(false),
@@ -156,15 +163,40 @@ export class ServerScans {
       redact: session.redact,
       signal: AbortSignal.any([session.signal, this.options.signal]),
       recorder,
+      ledger,
       describe: { name: work.name, templates, assetIds: work.assetIds, rescanOf: work.rescanOf },
     }).then((outcome) => {
       const id = recorder.id ?? '?';
       if (outcome.failure === undefined) this.options.log.info(`scan ${id} ${outcome.outcome}`);
       else this.options.log.error(`scan ${id} ${outcome.outcome}: ${outcome.failure}`);
     });
-    const tracked = run.finally(() => this.running.delete(tracked));
+    const tracked = run.finally(() => {
+      this.running.delete(tracked);
+      this.left(session);
+    });
     this.running.add(tracked);
     return Promise.race([recorder.recorded, run.then(() => recorder.recorded)]);
+  }
+
+  /**
+   * The session's authentication figures from now on, as `keyhole scan` records them: a failed
+   * login fails the scan. Logins that failed before are tried again when no other scan of the
+   * session is running (as a worker does between chunks); scans running at once in one session
+   * share its logins, so their figures overlap.
+   */
+  private ledgerOfOneScan(session: ScanSession): { figures: () => AuthFigures } {
+    const running = this.inSession.get(session) ?? 0;
+    if (running === 0) session.forgetFailures();
+    this.inSession.set(session, running + 1);
+    const before = session.ledger.figures();
+    return { figures: () => figuresSince(before, session.ledger.figures()) };
+  }
+
+  private left(session: ScanSession): void {
+    const running = this.inSession.get(session);
+    if (running === undefined) return;
+    if (running <= 1) this.inSession.delete(session);
+    else this.inSession.set(session, running - 1);
   }
 
   private async targetsOf(
@@ -189,10 +221,10 @@ export class ServerScans {
     return { targets: [...new Set(body.targets)], assetIds: [] };
   }
 
-  private secretFileOf(name: string | undefined): LoadedSecrets | undefined {
+  private secretFileOf(name: string | undefined): KnownSecretFile | undefined {
     if (name === undefined) return undefined;
     const known = this.options.secretFiles.find((f) => f.given === name || basename(f.given) === name);
-    if (known !== undefined) return known.secrets;
+    if (known !== undefined) return known;
     throw new ScanRequestError(
       this.options.secretFiles.length === 0
         ? 'the server has no secret files (keyhole serve --secrets FILE names them)'

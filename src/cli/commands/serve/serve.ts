@@ -4,18 +4,19 @@ import { buildApi, ScanRequestError } from '../../../api/index.js';
 import { dashboard } from '../../../dashboard/index.js';
 import { runRetestRequests } from '../../../queue/index.js';
 import type { ScanSession } from '../../../scan/index.js';
-import { describeLocation, type Store } from '../../../store/index.js';
+import { describeLocation, type Finding, type Store } from '../../../store/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import { reasonOf } from '../../shared/errors.js';
 import { runConfig } from '../../shared/request-config.js';
 import { ScanOutput } from '../../shared/scan-output.js';
-import { readSecrets, withCommandSession } from '../../shared/session.js';
+import { readSecrets } from '../../shared/session.js';
 import { withStore } from '../../shared/store.js';
 import { scanConfig } from '../scan/config.js';
 import { templatesDirectory } from '../scan/library.js';
 import type { ServeFlags } from './command.js';
-import { type KnownSecretFile, type ServerScanOptions, ServerScans } from './scans.js';
+import { type ServerScanOptions, ServerScans } from './scans.js';
+import { entriesUsed, fileHolding, type KnownSecretFile, ServeSessions } from './sessions.js';
 import { readTlsPair } from './tls.js';
 
 /** `keyhole serve`: serves until SIGINT or SIGTERM; the exit code. */
@@ -27,7 +28,6 @@ export async function serve(options: ServeFlags, io: CliIo): Promise<number> {
   });
   const output = new ScanOutput(io, { jsonl: false, silent: false, matcherStatus: false, output: undefined });
   // The secret files are checked before the store is opened: a usage error opens nothing.
-  const secrets = await readSecrets(config, io, output);
   const secretFiles = await knownSecretFiles(options.secrets ?? [], io, output);
   const templatesDir = await templatesDirectory(
     scanConfig(options.templatesDir === undefined ? {} : { templatesDir: options.templatesDir }),
@@ -37,25 +37,24 @@ export async function serve(options: ServeFlags, io: CliIo): Promise<number> {
   await withStore(io, options.db, { create: false }, async (store) => {
     const logger = pino({ level: options.logLevel }, { write: (line: string) => io.stdout.write(line) });
     if (store.engine === 'postgres') {
-      await serveUntilStopped(io, store, options, logger, tls, { ...scans, session: undefined });
+      await serveUntilStopped(io, store, options, logger, tls, { ...scans, sessions: undefined });
       return;
     }
-    // Ctrl-C is this command's to handle: the retest session only stops with the server.
+    // Ctrl-C is this command's to handle: the sessions only stop with the server.
     const { interrupts: _caughtByServe, ...quiet } = io;
-    await withCommandSession(config, secrets, { io: quiet, output }, undefined, (session) =>
-      serveUntilStopped(io, store, options, logger, tls, {
-        ...scans,
-        session,
-        hasSecrets: secrets !== undefined,
-      }),
-    );
+    const sessions = new ServeSessions(config, { io: quiet, output });
+    try {
+      await serveUntilStopped(io, store, options, logger, tls, { ...scans, sessions });
+    } finally {
+      await sessions.close();
+    }
   });
   return ExitCode.ok;
 }
 
-/** What the server runs with: on SQLite a session of its own for retests and scans; on PostgreSQL none. */
-type Runner = Omit<ServerScanOptions, 'signal' | 'log'> &
-  ({ readonly session: ScanSession; readonly hasSecrets: boolean } | { readonly session: undefined });
+/** What the server runs with: on SQLite sessions of its own for retests and scans; on PostgreSQL none. */
+type Runner = Omit<ServerScanOptions, 'signal' | 'log' | 'sessions'> &
+  ({ readonly sessions: ServeSessions } | { readonly sessions: undefined });
 
 /** Each file of `--secrets` on its own, so that a scan started through the API names one. */
 async function knownSecretFiles(
@@ -86,7 +85,7 @@ async function serveUntilStopped(
     signal: stop.signal,
     log: { info: (text) => logger.info(text), error: (text) => logger.error(text) },
   });
-  const retests = runner.session === undefined ? undefined : runner;
+  const retests = runner.sessions === undefined ? undefined : runner.sessions;
   const app = await buildApi({
     store,
     logger,
@@ -126,10 +125,12 @@ async function serveUntilStopped(
   const running =
     retests === undefined
       ? Promise.resolve()
-      : runRetestRequests(store, retests.session, {
+      : runRetestRequests(store, await retests.of(undefined), {
           runner: `serve:${hostname()}:${process.pid}`,
           concurrency: 1,
-          hasSecrets: retests.hasSecrets,
+          hasSecrets: runner.secretFiles.length > 0,
+          sessionFor: (finding, request) =>
+            retestSession(store, runner.secretFiles, retests, finding, request.needsSecrets),
           signal: stop.signal,
           pollMs: 5_000,
           woken: () => wakeUps.next(),
@@ -146,6 +147,29 @@ async function serveUntilStopped(
   await running;
   await scans.stopped();
   logger.info('stopped');
+}
+
+/**
+ * A finding is retested in the session of the secret file its scan used (the entries it planned or
+ * sent secrets with); one found without a secret in the session without secrets.
+ */
+async function retestSession(
+  store: Store,
+  files: readonly KnownSecretFile[],
+  sessions: ServeSessions,
+  finding: Finding,
+  needsSecrets: boolean,
+): Promise<ScanSession | { refused: string }> {
+  const authentication = (await store.authentication.of([finding.scanId])).get(finding.scanId);
+  const used = entriesUsed(authentication);
+  const cannot = `finding ${finding.id} cannot be retested here`;
+  if (needsSecrets && used.length === 0)
+    return {
+      refused: `${cannot}: it was found with a secret, but its scan recorded no secret-file entry, so which file is not known; retest it with keyhole retest ${finding.id} -sf FILE`,
+    };
+  const held = fileHolding(files, used);
+  if ('missing' in held) return { refused: `${cannot}: ${held.missing}` };
+  return sessions.of(held.file);
 }
 
 /** Resolves on SIGINT or SIGTERM (the command's interrupts when it has them: a test sends its own). */
