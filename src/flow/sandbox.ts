@@ -217,8 +217,8 @@ class EnginePool {
  * their requests added 3 MB of resident memory for 1, 18 MB for 4, 51 MB for 8 and 66 MB for 25
  * (16 MiB each reserved); 25 runs at once of a flow of three 5 ms requests completed 37, 58, 77 and
  * 113 flows/s with 1, 4, 8 and 25 modules. Four keep the library scan of BENCHMARKS.md under its
- * 400 MB with room to spare, at half the rate of flows alone; a scan's flow templates are few among
- * its templates, and a run waiting for an engine leaves the others their requests.
+ * 400 MB with room to spare, at half the rate of 25 for flows alone: a scan's flow templates are
+ * few among its templates (a run waiting for an engine holds one of the scan's `-c` places).
  */
 const MAX_ENGINES = 4;
 const engines = new EnginePool(MAX_ENGINES);
