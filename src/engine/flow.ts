@@ -36,6 +36,7 @@ export async function runFlow(state: RunState, template: Template): Promise<void
     flowHost(state, template, limits),
     limits,
     state.given.options.signal,
+    state.given.options.flowOutsideBound !== true,
   );
   if (outcome.ok) return;
   if (outcome.aborted || state.given.options.signal?.aborted === true) state.outcome.aborted = true;

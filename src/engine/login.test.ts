@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flowEngineCounts } from '../flow/index.js';
 import { HttpClient, type HttpRequest } from '../http/index.js';
 import { hotp, type Login, loadSecretFiles, SecretResolver, type SecretSet } from '../secretfile/index.js';
 
@@ -79,6 +80,10 @@ beforeAll(async () => {
   ]);
   dir = mkdtempSync(join(tmpdir(), 'keyhole-login-'));
   writeFileSync(join(dir, 'login.yaml'), loginTemplate);
+  writeFileSync(
+    join(dir, 'login-flow.yaml'),
+    loginTemplate.replace('\nhttp:', '\nflow: |\n  const sent = http(1)\nhttp:'),
+  );
   writeFileSync(join(dir, 'broken.yaml'), 'id: broken\ninfo: {name: b, author: t}\nhttp:\n  - method: GET\n');
 });
 
@@ -92,8 +97,8 @@ afterAll(async () => {
  * A secret file: the app (127.0.0.1) gets the session cookie of a login that runs on localhost, which
  * itself gets a static header.
  */
-async function secrets(user: string, password: string): Promise<SecretSet> {
-  const file = join(dir, `secrets-${user}-${password}.yaml`);
+async function secrets(user: string, password: string, loginFile = 'login.yaml'): Promise<SecretSet> {
+  const file = join(dir, `secrets-${user}-${password}-${loginFile}`);
   writeFileSync(
     file,
     `static:
@@ -103,7 +108,7 @@ async function secrets(user: string, password: string): Promise<SecretSet> {
       - key: X-Static
         value: static-value
 dynamic:
-  - template: login.yaml
+  - template: ${loginFile}
     input: http://localhost:${server.port}
     variables:
       - name: username
@@ -271,7 +276,42 @@ http:
       'localhost sid=undefined static=static-value',
     ]);
   });
+
+  it('logs in with a flow template while runs waiting for that login hold every flow engine', async () => {
+    const resolver = new SecretResolver(await secrets('admin', 'hunter2', 'login-flow.yaml'), { runner });
+    const { max } = flowEngineCounts();
+    // Engines ready for the runs below, which then take every one before the login asks for one.
+    await Promise.all(
+      Array.from({ length: max }, () => runTemplate(template(APP_FLOW), server.url, { dispatch })),
+    );
+    const runs = Array.from({ length: max * 2 }, () =>
+      runTemplate(template(APP_FLOW), server.url, { dispatch: chain(dispatch, [withSecrets(resolver)]) }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<'stuck'>((resolve) => {
+      timer = setTimeout(() => resolve('stuck'), 10_000);
+    });
+    const done = await Promise.race([Promise.all(runs), stuck]);
+    clearTimeout(timer);
+    expect(done === 'stuck' ? done : done.map((run) => [run.matched, run.flowError])).toEqual(
+      Array.from({ length: max * 2 }, () => [true, undefined]),
+    );
+    expect(flowEngineCounts().existing).toBeLessThanOrEqual(max);
+  });
 });
+
+/** A scan template whose JavaScript flow (not a chain of `http(N)`, which runs without one) reads the app's account page (the session's). */
+const APP_FLOW = `id: account-flow
+info: {name: a, author: t}
+flow: |
+  const read = http(1)
+http:
+  - method: GET
+    path: ["{{BaseURL}}/account"]
+    matchers:
+      - type: word
+        words: ["account of admin"]
+`;
 
 describe('TemplateLoginRunner with a {totp: …} variable', () => {
   it('sends a fresh one-time code at every login, never one the server already took', async () => {

@@ -156,6 +156,8 @@ export class TemplateLoginRunner implements LoginRunner {
       dispatch: chain(this.options.dispatch, [withSecrets(context.secrets)]),
       variables: await loginVariables(login),
       refuseRedirect: loginRedirectRefusal(login, target),
+      // Scan runs holding the bounded flow engines may be waiting for this login.
+      flowOutsideBound: true,
       ...(this.options.exchangeDeadlines === undefined
         ? {}
         : { exchangeDeadlines: this.options.exchangeDeadlines }),

@@ -48,6 +48,11 @@ export interface RunOptions {
   readonly now?: () => Date;
   /** Limits of a JavaScript `flow:` (defaults: {@link DEFAULT_FLOW_LIMITS}, 10,000 block runs). */
   readonly flowLimits?: Partial<FlowRunLimits>;
+  /**
+   * A JavaScript `flow:` takes an engine beyond the shared bound instead of waiting for one: for a
+   * login's template, which flow runs holding those engines may be waiting on.
+   */
+  readonly flowOutsideBound?: boolean;
   /** Called with what a flow's `log(…)` prints (debugging; it may show secret values). */
   readonly onFlowLog?: (message: string) => void;
   /**

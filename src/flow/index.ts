@@ -5,5 +5,6 @@ export {
   FlowHostError,
   type FlowLimits,
   type FlowValue,
+  flowEngineCounts,
   runFlowScript,
 } from './sandbox.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type FlowHost, FlowHostError, type FlowValue, runFlowScript } from './index.js';
+import { flowEngineCounts } from './sandbox.js';
 
 /** A template context in a map; `http(…)` answers from `matches` and records what was asked. */
 function memoryHost(initial: Record<string, FlowValue> = {}, matches: Record<string, boolean> = {}) {
@@ -106,5 +107,89 @@ describe('runFlowScript', () => {
     await runFlowScript('globalThis.leak = "from an earlier run"', host);
     await runFlowScript('log(typeof leak)', host);
     expect(lines).toEqual(['undefined']);
+  });
+});
+
+/** A host whose `http(…)` waits until `open()` is called, counting the runs inside it. */
+function gatedHost() {
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const state = { inside: 0, mostInside: 0 };
+  const host: FlowHost = {
+    http: async () => {
+      state.inside++;
+      state.mostInside = Math.max(state.mostInside, state.inside);
+      await gate;
+      state.inside--;
+      return true;
+    },
+    set: () => {},
+    get: () => undefined,
+    names: () => [],
+    log: () => {},
+  };
+  return { host, state, open };
+}
+
+/** Resolves once `check()` holds, polling: the runs reach their `http(…)` in their own time. */
+async function until(check: () => boolean): Promise<void> {
+  for (let tries = 0; !check(); tries++) {
+    if (tries > 2_000) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('the flow engines', () => {
+  it('never number more than their bound, and runs beyond it wait and then complete', async () => {
+    const { max } = flowEngineCounts();
+    const runs = max * 3;
+    const { host, state, open } = gatedHost();
+    const lines: string[] = [];
+    const outcomes = Array.from({ length: runs }, (_, index) =>
+      runFlowScript(`http(1); set("n", ${index})`, { ...host, set: (_, value) => lines.push(String(value)) }),
+    );
+    await until(() => state.inside === max);
+    // Every engine is held by a run waiting on its request: the others wait for one.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(state.inside).toBe(max);
+    expect(flowEngineCounts().existing).toBe(max);
+    open();
+    expect(await Promise.all(outcomes)).toEqual(Array.from({ length: runs }, () => ({ ok: true })));
+    expect(lines.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: runs }, (_, i) => i));
+    expect(state.mostInside).toBe(max);
+    expect(flowEngineCounts().highest).toBeLessThanOrEqual(max);
+    expect(flowEngineCounts().existing).toBeLessThanOrEqual(max);
+  });
+
+  it('ends a run waiting for an engine when its signal aborts, and the bound still holds after', async () => {
+    const { max } = flowEngineCounts();
+    const { host, state, open } = gatedHost();
+    const holding = Array.from({ length: max }, () => runFlowScript('http(1)', host));
+    await until(() => state.inside === max);
+    const controller = new AbortController();
+    const waiting = runFlowScript('http(1)', host, undefined, controller.signal);
+    controller.abort();
+    expect(await waiting).toEqual({ ok: false, aborted: true, message: 'the scan was stopped' });
+    open();
+    expect(await Promise.all(holding)).toEqual(Array.from({ length: max }, () => ({ ok: true })));
+    expect(await runFlowScript('http(1)', host)).toEqual({ ok: true });
+    expect(flowEngineCounts().existing).toBeLessThanOrEqual(max);
+  });
+
+  it('runs a flow outside the bound while every engine is held, and lets its module go after', async () => {
+    const { max } = flowEngineCounts();
+    const { host, state, open } = gatedHost();
+    const holding = Array.from({ length: max }, () => runFlowScript('http(1)', host));
+    await until(() => state.inside === max);
+    const { host: loginHost, lines } = memoryHost();
+    expect(await runFlowScript('log("logged in")', loginHost, undefined, undefined, false)).toEqual({
+      ok: true,
+    });
+    expect(lines).toEqual(['logged in']);
+    expect(flowEngineCounts().existing).toBe(max);
+    open();
+    await Promise.all(holding);
   });
 });

@@ -108,11 +108,6 @@ const PRELUDE = `(function (host) {
 })(globalThis.__host);
 delete globalThis.__host;`;
 
-/** Modules ready for another run (one asyncified call may be in flight per module), by memory size. */
-const idle: Engine[] = [];
-/** Enough for the scan's runs at once to find one ready; an idle module holds its memory. */
-const MAX_IDLE = 32;
-
 /**
  * A module and the one runtime it keeps for its life: each run gets a new context (its own global
  * object). The runtime is not disposed between runs because the asyncify build forgets a runtime's
@@ -123,9 +118,121 @@ interface Engine {
   readonly pages: number;
 }
 
-async function takeEngine(pages: number): Promise<Engine> {
-  const at = idle.findIndex((entry) => entry.pages === pages);
-  if (at >= 0) return idle.splice(at, 1)[0] as Engine;
+/** What a run waiting for an engine is given: a module set free, or leave to make a new one. */
+type Grant = Engine | 'new';
+
+interface Waiter {
+  readonly pages: number;
+  readonly resolve: (grant: Grant) => void;
+}
+
+/**
+ * The modules in existence, in flight and idle, at most `max` of them for bounded runs; further runs
+ * wait in order for one. Each module holds a WebAssembly memory of 16 MiB at least, and a flow run
+ * holds its module while it waits on HTTP, so without a bound the runs in flight (the scan's `-c`)
+ * set the memory. Runs outside the bound (a login's flow, which bounded runs may be waiting on)
+ * never wait, and the modules they add beyond the bound are let go when they end.
+ */
+class EnginePool {
+  private readonly idle: Engine[] = [];
+  private readonly waiters: Waiter[] = [];
+  private existing = 0;
+  private highest = 0;
+
+  constructor(readonly max: number) {}
+
+  /** Modules in existence now, and the most there have been at once. */
+  get counts(): { readonly existing: number; readonly highest: number } {
+    return { existing: this.existing, highest: this.highest };
+  }
+
+  /** An engine of `pages`; rejects with the signal's reason when it aborts while waiting. */
+  async take(pages: number, bounded: boolean, signal?: AbortSignal): Promise<Engine> {
+    const grant = this.grant(pages, bounded) ?? (await this.wait(pages, signal));
+    if (grant !== 'new') return grant;
+    try {
+      return await newEngine(pages);
+    } catch (error) {
+      this.existing--;
+      this.serveWaiters();
+      throw error;
+    }
+  }
+
+  /** Gives the engine back: kept for the next run when fit and within the bound, else let go. */
+  give(engine: Engine, reusable: boolean): void {
+    if (reusable && this.existing <= this.max) this.idle.push(engine);
+    // A module let go is left to the garbage collector with its memory.
+    else this.existing--;
+    this.serveWaiters();
+  }
+
+  private grant(pages: number, bounded: boolean): Grant | undefined {
+    const at = this.idle.findIndex((entry) => entry.pages === pages);
+    if (at >= 0) return this.idle.splice(at, 1)[0] as Engine;
+    if (!bounded || this.existing < this.max) {
+      this.existing++;
+      this.highest = Math.max(this.highest, this.existing);
+      return 'new';
+    }
+    // An idle module of another memory size makes room for one of this size.
+    if (this.idle.shift() !== undefined) return 'new';
+    return undefined;
+  }
+
+  private wait(pages: number, signal: AbortSignal | undefined): Promise<Grant> {
+    return new Promise<Grant>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = () => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        pages,
+        resolve: (grant) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(grant);
+        },
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private serveWaiters(): void {
+    for (let first = this.waiters[0]; first !== undefined; first = this.waiters[0]) {
+      const grant = this.grant(first.pages, true);
+      if (grant === undefined) return;
+      this.waiters.shift();
+      first.resolve(grant);
+    }
+  }
+}
+
+/**
+ * At most this many modules for bounded flow runs. Measured: modules held at once by runs waiting on
+ * their requests added 3 MB of resident memory for 1, 18 MB for 4, 51 MB for 8 and 66 MB for 25
+ * (16 MiB each reserved); 25 runs at once of a flow of three 5 ms requests completed 37, 58, 77 and
+ * 113 flows/s with 1, 4, 8 and 25 modules. Four keep the library scan of BENCHMARKS.md under its
+ * 400 MB with room to spare, at half the rate of 25 for flows alone: a scan's flow templates are
+ * few among its templates (a run waiting for an engine holds one of the scan's `-c` places).
+ */
+const MAX_ENGINES = 4;
+const engines = new EnginePool(MAX_ENGINES);
+
+/** The flow engines' modules now and at most so far (tests check the bound with it). */
+export function flowEngineCounts(): {
+  readonly existing: number;
+  readonly highest: number;
+  readonly max: number;
+} {
+  return { ...engines.counts, max: engines.max };
+}
+
+async function newEngine(pages: number): Promise<Engine> {
   const { variant, compiled } = await compiledEngine();
   const memory = new WasmMemory({ initial: INITIAL_PAGES, maximum: pages });
   const module = await newQuickJSAsyncWASMModuleFromVariant(
@@ -165,17 +272,26 @@ function asyncVariant(loaded: unknown): AsyncVariant {
 
 /**
  * Runs `source` with `host`'s functions. Resolves with the outcome, never rejects for what the script
- * does: syntax errors, exceptions and limits reached are reported in the outcome.
+ * does: syntax errors, exceptions and limits reached are reported in the outcome. A bounded run
+ * waits for one of the {@link MAX_ENGINES} engines when all are in use (the signal ends the wait);
+ * `bounded: false` is for runs that bounded runs may be waiting on (a login's flow).
  */
 export async function runFlowScript(
   source: string,
   host: FlowHost,
   limits: FlowLimits = DEFAULT_FLOW_LIMITS,
   signal?: AbortSignal,
+  bounded = true,
 ): Promise<FlowOutcome> {
   const memoryBytes = Math.max(limits.memoryBytes, MIN_FLOW_MEMORY_BYTES);
   const pages = Math.ceil(memoryBytes / WASM_PAGE);
-  const engine = await takeEngine(pages);
+  let engine: Engine;
+  try {
+    engine = await engines.take(pages, bounded, signal);
+  } catch (error) {
+    if (signal?.aborted === true) return { ok: false, aborted: true, message: 'the scan was stopped' };
+    throw error;
+  }
   const { runtime } = engine;
   const clock = new CpuClock(limits.cpuMs);
   let hostError: string | undefined;
@@ -228,9 +344,7 @@ export async function runFlowScript(
       message: /call stack/i.test(text) ? 'the flow recursed too deeply and was stopped' : text,
     };
   } finally {
-    reusable = released(runtime, context) && reusable;
-    // A module not kept is left to the garbage collector with its memory.
-    if (reusable && idle.length < MAX_IDLE) idle.push(engine);
+    engines.give(engine, released(runtime, context) && reusable);
   }
 }
 

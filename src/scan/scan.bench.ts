@@ -236,6 +236,8 @@ async function scanRss(
       '-silent',
       '-c',
       String(concurrency),
+      // The library's out-of-band templates would need an interactsh server the machine reaches.
+      ...(templates === join(dir, 'templates') ? [] : ['-ni']),
     ],
     // The caches of the library's templates are the bench's own, not the user's.
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } },
