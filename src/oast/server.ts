@@ -1,8 +1,9 @@
 import type { Socket } from 'node:dgram';
 import type { Server as HttpServer } from 'node:http';
 import { type AddressInfo, isIPv4, type Server as TcpServer } from 'node:net';
+import { certificateProblem, selfSignedCertificate, type TlsCertificate } from './certificate.js';
 import { type DnsListenerOptions, listenDnsTcp, listenDnsUdp } from './dns-listener.js';
-import { createHttpListener } from './http-listener.js';
+import { createHttpListener, createHttpsListener } from './http-listener.js';
 import type { Interaction } from './protocol.js';
 import { Recorder } from './recorder.js';
 import { Registry } from './registry.js';
@@ -18,6 +19,8 @@ export interface OastServerOptions {
   readonly http: ListenAddress;
   /** DNS over UDP and TCP on this address; none when absent. */
   readonly dns?: ListenAddress;
+  /** HTTPS on this address, with the given certificate or else a self-signed one for the domain; none when absent. */
+  readonly https?: { readonly at: ListenAddress; readonly certificate?: TlsCertificate };
   /** The IPv4 address names under the domain resolve to; the HTTP host when that is one. */
   readonly answerAddress?: string;
   /** When set, the API requires it in the `Authorization` header. */
@@ -31,6 +34,7 @@ export interface OastServer {
   readonly url: string;
   readonly http: ListenAddress;
   readonly dns?: ListenAddress;
+  readonly https?: ListenAddress;
   readonly domain: string;
   close(): Promise<void>;
 }
@@ -44,18 +48,21 @@ export async function startOastServer(options: OastServerOptions): Promise<OastS
   if (!/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(domain)) {
     throw new OastServerError(`"${options.domain}" is not a domain name; give one such as oast.example.com`);
   }
+  const certificate = options.https ? usableCertificate(options.https.certificate, domain) : undefined;
   const registry = new Registry();
   const recorder = new Recorder(registry, domain, options.onInteraction);
-  const httpServer = createHttpListener({
-    registry,
-    recorder,
-    domain,
-    ...(options.token ? { token: options.token } : {}),
-  });
-  const http = await listenHttp(httpServer, options.http);
+  const listenerOptions = { registry, recorder, domain, ...(options.token ? { token: options.token } : {}) };
+  const httpServer = createHttpListener(listenerOptions);
+  const http = await listenHttp(httpServer, options.http, 'HTTP');
   const closers: (() => Promise<void>)[] = [() => closeHttp(httpServer)];
   let dns: ListenAddress | undefined;
+  let https: ListenAddress | undefined;
   try {
+    if (options.https !== undefined && certificate !== undefined) {
+      const httpsServer = createHttpsListener(listenerOptions, certificate);
+      https = await listenHttp(httpsServer, options.https.at, 'HTTPS');
+      closers.push(() => closeHttp(httpsServer));
+    }
     if (options.dns !== undefined) {
       const answerAddress = options.answerAddress ?? options.http.host;
       if (!isIPv4(answerAddress)) {
@@ -81,6 +88,7 @@ export async function startOastServer(options: OastServerOptions): Promise<OastS
     url: `http://${hostInUrl}:${http.port}`,
     http,
     ...(dns ? { dns } : {}),
+    ...(https ? { https } : {}),
     domain,
     close: async () => {
       await Promise.all(closers.map((close) => close()));
@@ -119,7 +127,14 @@ async function listenOrSay<T>(listen: () => Promise<T>, at: ListenAddress, what:
   }
 }
 
-function listenHttp(server: HttpServer, at: ListenAddress): Promise<ListenAddress> {
+function usableCertificate(given: TlsCertificate | undefined, domain: string): TlsCertificate {
+  if (given === undefined) return selfSignedCertificate(domain);
+  const problem = certificateProblem(given, { cert: 'the certificate', key: 'the key' });
+  if (problem !== undefined) throw new OastServerError(problem);
+  return given;
+}
+
+function listenHttp(server: HttpServer, at: ListenAddress, what: string): Promise<ListenAddress> {
   return listenOrSay(
     () =>
       new Promise<ListenAddress>((resolve, reject) => {
@@ -130,7 +145,7 @@ function listenHttp(server: HttpServer, at: ListenAddress): Promise<ListenAddres
         });
       }),
     at,
-    'HTTP',
+    what,
   );
 }
 

@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { createServer, request, type Server } from 'node:http';
+import { request as requestTls } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface BlindSsrfApp {
@@ -7,16 +8,23 @@ export interface BlindSsrfApp {
   close(): Promise<void>;
 }
 
+/** Where the network of the application routes ports 80 and 443: to the listener's HTTP and HTTPS ports. */
+export interface Routes {
+  readonly http: number;
+  readonly https?: number;
+}
+
 /**
  * A vulnerable application for out-of-band tests, on 127.0.0.1: it answers at once and, in the
  * background, follows what it was given. `/fetch?url=` resolves the URL's host with `resolverAt` (the
- * listener's DNS) and fetches it from `routePort` (its network routes port 80 to the listener);
+ * listener's DNS) and fetches it from `routePort` (its network routes port 80 to the listener, and
+ * port 443 to `routePort.https`, whose certificate it does not verify);
  * with `forward=1`, it passes its caller's `X-Api-Key` on (a proxy that forwards credentials);
  * `/lookup?host=` only resolves the name; `/safe?url=` ignores the URL.
  */
 export async function blindSsrfApp(
   resolverAt: { host: string; port: number },
-  routePort: number,
+  routePort: number | Routes,
 ): Promise<BlindSsrfApp> {
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([`${resolverAt.host}:${resolverAt.port}`]);
@@ -53,7 +61,7 @@ export async function blindSsrfApp(
 export function fetchThroughListener(
   target: string,
   resolverAt: { host: string; port: number },
-  routePort: number,
+  routePort: number | Routes,
 ): Promise<void> {
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([`${resolverAt.host}:${resolverAt.port}`]);
@@ -63,18 +71,22 @@ export function fetchThroughListener(
 async function follow(
   resolver: Resolver,
   target: string,
-  routePort: number,
+  routePort: number | Routes,
   apiKey: string | undefined,
 ): Promise<void> {
   try {
     const url = new URL(target);
+    const routes = typeof routePort === 'number' ? { http: routePort } : routePort;
+    const secure = url.protocol === 'https:';
+    const port = secure ? routes.https : routes.http;
     const [address] = await resolver.resolve4(url.hostname);
-    if (address === undefined) return;
+    if (address === undefined || port === undefined) return;
     await new Promise<void>((resolve) => {
-      const req = request(
+      const req = (secure ? requestTls : request)(
         {
           host: address,
-          port: routePort,
+          port,
+          ...(secure ? { servername: url.hostname, rejectUnauthorized: false } : {}),
           path: `${url.pathname}${url.search}`,
           headers: { host: url.host, 'user-agent': 'app/1.0', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
         },

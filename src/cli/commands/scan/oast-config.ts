@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { type OastPlan, PUBLIC_OAST_SERVERS } from '../../../scan/index.js';
 import { UserError } from '../../exit.js';
 import { numberFlag } from '../../shared/request-config.js';
+import { readCertificateFiles } from '../oast/certificate-files.js';
 import { listenAddress } from '../oast/command.js';
 import { OAST_DEFAULTS, type ScanFlags } from './command.js';
 
@@ -20,6 +21,9 @@ type GivenFlags = Partial<
     | 'oastListen'
     | 'oastDomain'
     | 'oastDnsListen'
+    | 'oastHttpsListen'
+    | 'oastTlsCert'
+    | 'oastTlsKey'
   >
 >;
 
@@ -42,8 +46,14 @@ export function oastConfig(flags: GivenFlags): OastPlan | undefined {
       OAST_DEFAULTS.cooldownSeconds,
     ),
   };
-  const listening =
-    flags.oastListen !== undefined || flags.oastDomain !== undefined || flags.oastDnsListen !== undefined;
+  const listening = [
+    flags.oastListen,
+    flags.oastDomain,
+    flags.oastDnsListen,
+    flags.oastHttpsListen,
+    flags.oastTlsCert,
+    flags.oastTlsKey,
+  ].some((flag) => flag !== undefined);
   if (flags.interactsh === false) {
     const given = [
       flags.interactshServer !== undefined ? '-iserver' : undefined,
@@ -79,6 +89,7 @@ function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen
   const http = address(flags.oastListen, '--oast-listen');
   const dns =
     flags.oastDnsListen === undefined ? undefined : address(flags.oastDnsListen, '--oast-dns-listen');
+  const https = httpsPlan(flags);
   const answerAddress = [http.host, dns?.host].find(
     (host) => host !== undefined && isIPv4(host) && host !== '0.0.0.0',
   );
@@ -92,9 +103,27 @@ function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen
     domain: flags.oastDomain,
     http,
     ...(dns ? { dns } : {}),
+    ...(https ? { https } : {}),
     ...(answerAddress ? { answerAddress } : {}),
     timing,
   };
+}
+
+function httpsPlan(flags: GivenFlags): Extract<OastPlan, { kind: 'listen' }>['https'] {
+  const certificate = readCertificateFiles(flags.oastTlsCert, flags.oastTlsKey, {
+    cert: '--oast-tls-cert',
+    key: '--oast-tls-key',
+  });
+  if (flags.oastHttpsListen === undefined) {
+    if (certificate !== undefined) {
+      throw new UserError(
+        '--oast-tls-cert and --oast-tls-key are for the HTTPS listener: give --oast-https-listen HOST:PORT too',
+      );
+    }
+    return undefined;
+  }
+  const at = address(flags.oastHttpsListen, '--oast-https-listen');
+  return { at, ...(certificate ? { certificate } : {}) };
 }
 
 function address(text: string, flag: string): { host: string; port: number } {
