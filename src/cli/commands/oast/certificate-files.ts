@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { certificateProblem, type TlsCertificate } from '../../../oast/index.js';
 import { UserError } from '../../exit.js';
 
@@ -15,6 +16,7 @@ export interface CertificateFlags {
 export function readCertificateFiles(
   certPath: string | undefined,
   keyPath: string | undefined,
+  cwd: string,
   flags: CertificateFlags,
 ): TlsCertificate | undefined {
   if (certPath === undefined && keyPath === undefined) return undefined;
@@ -23,7 +25,10 @@ export function readCertificateFiles(
       `${flags.cert} FILE and ${flags.key} FILE go together: give both, or neither for a self-signed certificate`,
     );
   }
-  const certificate = { cert: readPem(certPath, flags.cert), key: readPem(keyPath, flags.key) };
+  const certificate = {
+    cert: readPem(resolve(cwd, certPath), certPath, flags.cert),
+    key: readPem(resolve(cwd, keyPath), keyPath, flags.key),
+  };
   const problem = certificateProblem(certificate, {
     cert: `${flags.cert} ${certPath}`,
     key: `${flags.key} ${keyPath}`,
@@ -32,7 +37,7 @@ export function readCertificateFiles(
   return certificate;
 }
 
-function readPem(path: string, flag: string): string {
+function readPem(path: string, given: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
@@ -45,6 +50,6 @@ function readPem(path: string, flag: string): string {
           : code === 'EISDIR'
             ? 'it is a folder'
             : String(error);
-    throw new UserError(`${flag} ${path}: cannot read it (${why})`);
+    throw new UserError(`${flag} ${given}: cannot read it (${why})`);
   }
 }

@@ -18,7 +18,7 @@ export async function serveOast(options: OastServeFlags, io: CliIo): Promise<num
       'DNS answers need the address targets reach this server on: give it with --ip (or --no-dns)',
     );
   }
-  const certificate = readCertificateFiles(options.tlsCert, options.tlsKey, {
+  const certificate = readCertificateFiles(options.tlsCert, options.tlsKey, io.cwd, {
     cert: '--tls-cert',
     key: '--tls-key',
   });

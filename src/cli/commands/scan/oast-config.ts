@@ -31,7 +31,7 @@ type GivenFlags = Partial<
  * Where the scan's out-of-band callbacks go: `-ni` none; `--oast-listen` keyhole's own listener in
  * this process; else `-iserver`, or nuclei's public servers when it is not given. Undefined with -ni.
  */
-export function oastConfig(flags: GivenFlags): OastPlan | undefined {
+export function oastConfig(flags: GivenFlags, cwd = process.cwd()): OastPlan | undefined {
   const timing = {
     cacheSize: numberFlag(flags.interactionsCacheSize, '-interactions-cache-size', OAST_DEFAULTS.cacheSize, {
       min: 1,
@@ -63,7 +63,7 @@ export function oastConfig(flags: GivenFlags): OastPlan | undefined {
       throw new UserError(`-ni turns out-of-band testing off: leave out ${given.join(', ')} or -ni`);
     return undefined;
   }
-  if (listening) return listenPlan(flags, timing);
+  if (listening) return listenPlan(flags, timing, cwd);
   const servers = (flags.interactshServer ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -77,7 +77,11 @@ export function oastConfig(flags: GivenFlags): OastPlan | undefined {
   };
 }
 
-function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen' }>['timing']): OastPlan {
+function listenPlan(
+  flags: GivenFlags,
+  timing: Extract<OastPlan, { kind: 'listen' }>['timing'],
+  cwd: string,
+): OastPlan {
   if (flags.oastListen === undefined || flags.oastDomain === undefined) {
     throw new UserError('--oast-listen HOST:PORT and --oast-domain NAME go together: give both');
   }
@@ -89,7 +93,7 @@ function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen
   const http = address(flags.oastListen, '--oast-listen');
   const dns =
     flags.oastDnsListen === undefined ? undefined : address(flags.oastDnsListen, '--oast-dns-listen');
-  const https = httpsPlan(flags);
+  const https = httpsPlan(flags, cwd);
   const answerAddress = [http.host, dns?.host].find(
     (host) => host !== undefined && isIPv4(host) && host !== '0.0.0.0',
   );
@@ -109,8 +113,8 @@ function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen
   };
 }
 
-function httpsPlan(flags: GivenFlags): Extract<OastPlan, { kind: 'listen' }>['https'] {
-  const certificate = readCertificateFiles(flags.oastTlsCert, flags.oastTlsKey, {
+function httpsPlan(flags: GivenFlags, cwd: string): Extract<OastPlan, { kind: 'listen' }>['https'] {
+  const certificate = readCertificateFiles(flags.oastTlsCert, flags.oastTlsKey, cwd, {
     cert: '--oast-tls-cert',
     key: '--oast-tls-key',
   });
