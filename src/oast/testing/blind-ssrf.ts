@@ -56,13 +56,14 @@ export async function blindSsrfApp(
 
 /**
  * Fetches `target` as a host of a network whose resolver is the listener's DNS and whose port 80
- * leads to the listener (`routePort`); resolves once the answer came, or the fetch failed.
+ * (and 443) leads to the listener (`routePort`); resolves once the answer came (true), or the fetch
+ * failed (false).
  */
 export function fetchThroughListener(
   target: string,
   resolverAt: { host: string; port: number },
   routePort: number | Routes,
-): Promise<void> {
+): Promise<boolean> {
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([`${resolverAt.host}:${resolverAt.port}`]);
   return follow(resolver, target, routePort, undefined);
@@ -73,15 +74,15 @@ async function follow(
   target: string,
   routePort: number | Routes,
   apiKey: string | undefined,
-): Promise<void> {
+): Promise<boolean> {
   try {
     const url = new URL(target);
     const routes = typeof routePort === 'number' ? { http: routePort } : routePort;
     const secure = url.protocol === 'https:';
     const port = secure ? routes.https : routes.http;
     const [address] = await resolver.resolve4(url.hostname);
-    if (address === undefined || port === undefined) return;
-    await new Promise<void>((resolve) => {
+    if (address === undefined || port === undefined) return false;
+    return await new Promise<boolean>((resolve) => {
       const req = (secure ? requestTls : request)(
         {
           host: address,
@@ -92,13 +93,14 @@ async function follow(
         },
         (res) => {
           res.resume();
-          res.on('end', resolve);
+          res.on('end', () => resolve(true));
         },
       );
-      req.on('error', () => resolve());
+      req.on('error', () => resolve(false));
       req.end();
     });
   } catch {
     // A blind fetch: the application never says whether it worked.
+    return false;
   }
 }
