@@ -7,6 +7,7 @@ import { createHttpListener, createHttpsListener } from './http-listener.js';
 import type { Interaction } from './protocol.js';
 import { Recorder } from './recorder.js';
 import { Registry } from './registry.js';
+import { createSmtpListener } from './smtp-listener.js';
 
 export interface ListenAddress {
   readonly host: string;
@@ -21,6 +22,8 @@ export interface OastServerOptions {
   readonly dns?: ListenAddress;
   /** HTTPS on this address, with the given certificate or else a self-signed one for the domain; none when absent. */
   readonly https?: { readonly at: ListenAddress; readonly certificate?: TlsCertificate };
+  /** SMTP on this address (mail to anyone at a callback name is an interaction); none when absent. */
+  readonly smtp?: ListenAddress;
   /** The IPv4 address names under the domain resolve to; the HTTP host when that is one. */
   readonly answerAddress?: string;
   /** When set, the API requires it in the `Authorization` header. */
@@ -35,6 +38,7 @@ export interface OastServer {
   readonly http: ListenAddress;
   readonly dns?: ListenAddress;
   readonly https?: ListenAddress;
+  readonly smtp?: ListenAddress;
   readonly domain: string;
   close(): Promise<void>;
 }
@@ -57,7 +61,13 @@ export async function startOastServer(options: OastServerOptions): Promise<OastS
   const closers: (() => Promise<void>)[] = [() => closeHttp(httpServer)];
   let dns: ListenAddress | undefined;
   let https: ListenAddress | undefined;
+  let smtp: ListenAddress | undefined;
   try {
+    if (options.smtp !== undefined) {
+      const smtpServer = createSmtpListener(recorder, domain);
+      smtp = await listenTcp(smtpServer, options.smtp, 'SMTP');
+      closers.push(() => closeTcp(smtpServer));
+    }
     if (options.https !== undefined && certificate !== undefined) {
       const httpsServer = createHttpsListener(listenerOptions, certificate);
       https = await listenHttp(httpsServer, options.https.at, 'HTTPS');
@@ -89,6 +99,7 @@ export async function startOastServer(options: OastServerOptions): Promise<OastS
     http,
     ...(dns ? { dns } : {}),
     ...(https ? { https } : {}),
+    ...(smtp ? { smtp } : {}),
     domain,
     close: async () => {
       await Promise.all(closers.map((close) => close()));
@@ -135,6 +146,10 @@ function usableCertificate(given: TlsCertificate | undefined, domain: string): T
 }
 
 function listenHttp(server: HttpServer, at: ListenAddress, what: string): Promise<ListenAddress> {
+  return listenTcp(server, at, what);
+}
+
+function listenTcp(server: HttpServer | TcpServer, at: ListenAddress, what: string): Promise<ListenAddress> {
   return listenOrSay(
     () =>
       new Promise<ListenAddress>((resolve, reject) => {

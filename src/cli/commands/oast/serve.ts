@@ -37,6 +37,7 @@ export async function serveOast(options: OastServeFlags, io: CliIo): Promise<num
       http: options.listen,
       ...(dns ? { dns } : {}),
       ...(https ? { https } : {}),
+      ...(options.smtpListen ? { smtp: options.smtpListen } : {}),
       ...(answerAddress ? { answerAddress } : {}),
       ...(options.token ? { token: options.token } : {}),
       onInteraction: (interaction) =>
@@ -54,6 +55,7 @@ export async function serveOast(options: OastServeFlags, io: CliIo): Promise<num
     url: server.url,
     domain: server.domain,
     ...(server.https ? { https: `${server.https.host}:${server.https.port}` } : {}),
+    ...(server.smtp ? { smtp: `${server.smtp.host}:${server.smtp.port}` } : {}),
     ...(server.dns ? { dns: `${server.dns.host}:${server.dns.port}` } : {}),
     token: options.token ? 'required' : 'none',
   });
