@@ -38,6 +38,8 @@ export type OastPlan =
       readonly dns?: ListenAddress;
       /** HTTPS callbacks here; a self-signed certificate for the domain unless one is given. */
       readonly https?: { readonly at: ListenAddress; readonly certificate?: TlsCertificate };
+      /** SMTP callbacks here. */
+      readonly smtp?: ListenAddress;
       readonly answerAddress?: string;
       readonly timing: OastTiming;
     };
@@ -101,6 +103,7 @@ async function openListener(
       http: plan.http,
       ...(plan.dns ? { dns: plan.dns } : {}),
       ...(plan.https ? { https: plan.https } : {}),
+      ...(plan.smtp ? { smtp: plan.smtp } : {}),
       ...(plan.answerAddress ? { answerAddress: plan.answerAddress } : {}),
     });
   } catch (error) {
@@ -115,9 +118,10 @@ async function openListener(
     const watcher = new InteractionWatcher(client, watcherOptions);
     const dns = server.dns ? `, DNS on ${server.dns.host}:${server.dns.port}` : '';
     const https = server.https ? `, HTTPS on ${server.https.host}:${server.https.port}` : '';
+    const smtp = server.smtp ? `, SMTP on ${server.smtp.host}:${server.smtp.port}` : '';
     return {
       watcher,
-      description: `keyhole's listener on ${server.http.host}:${server.http.port} for *.${server.domain}${https}${dns}`,
+      description: `keyhole's listener on ${server.http.host}:${server.http.port} for *.${server.domain}${https}${smtp}${dns}`,
       close: async () => {
         await watcher.close();
         await server.close();

@@ -71,6 +71,7 @@ const GROUPS: readonly (readonly [string, readonly string[]])[] = [
       'oast-domain',
       'oast-dns-listen',
       'oast-https-listen',
+      'oast-smtp-listen',
       'oast-tls-cert',
       'oast-tls-key',
     ],

@@ -55,6 +55,7 @@ export function addOastOptions<
       '--oast-https-listen <host:port>',
       'also take HTTPS callbacks here (with --oast-listen); self-signed for the domain and *.domain unless --oast-tls-cert',
     )
+    .option('--oast-smtp-listen <host:port>', 'also take mail callbacks here (with --oast-listen)')
     .option('--oast-tls-cert <file>', 'PEM certificate for --oast-https-listen')
     .option('--oast-tls-key <file>', 'PEM private key of --oast-tls-cert, unencrypted');
 }

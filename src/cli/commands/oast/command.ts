@@ -18,10 +18,11 @@ const HELP = `
 Targets call back on names under --domain: delegate the domain's NS records to this machine (or
 point the targets' resolver at --dns-listen) and keep HTTP on port 80 so that templates'
 http://{{interactsh-url}} reaches it; --https-listen on port 443 does the same for
-https://{{interactsh-url}}, with --tls-cert/--tls-key or else a self-signed certificate for the domain
-and *.domain made at start (targets that verify certificates then refuse it). Scans use it with -iserver http://HOST:PORT (and -itoken when
---token is set). Interactions are kept in memory until their client polls them; each is logged as
-a JSON line on stdout without its request or response. SIGINT or SIGTERM stops the server.
+https://{{interactsh-url}}, with --tls-cert/--tls-key or else a self-signed certificate for the
+domain and *.domain made at start (targets that verify certificates then refuse it); --smtp-listen
+on port 25 takes mail to anyone at a callback name. Scans use it with -iserver http://HOST:PORT (and
+-itoken when --token is set). Interactions are kept in memory until their client polls them; each
+is logged as a JSON line on stdout without its request or response. SIGINT or SIGTERM stops it.
 
 Examples:
   keyhole oast serve --domain oast.example.com --ip 203.0.113.7
@@ -35,7 +36,7 @@ function defineOastServe(program: Command) {
     .command('oast')
     .description('out-of-band testing: keyhole’s own interactsh server')
     .command('serve')
-    .description('serve the interactsh protocol: HTTP, HTTPS and DNS callbacks, and the API scans poll')
+    .description('serve the interactsh protocol: HTTP, HTTPS, DNS and SMTP callbacks, and the API scans poll')
     .requiredOption('--domain <name>', 'domain whose subdomains targets call back on')
     .option('--listen <host:port>', 'HTTP listener for callbacks and the API', listenAddress, {
       host: '0.0.0.0',

@@ -22,6 +22,7 @@ type GivenFlags = Partial<
     | 'oastDomain'
     | 'oastDnsListen'
     | 'oastHttpsListen'
+    | 'oastSmtpListen'
     | 'oastTlsCert'
     | 'oastTlsKey'
   >
@@ -51,6 +52,7 @@ export function oastConfig(flags: GivenFlags, cwd = process.cwd()): OastPlan | u
     flags.oastDomain,
     flags.oastDnsListen,
     flags.oastHttpsListen,
+    flags.oastSmtpListen,
     flags.oastTlsCert,
     flags.oastTlsKey,
   ].some((flag) => flag !== undefined);
@@ -94,6 +96,8 @@ function listenPlan(
   const dns =
     flags.oastDnsListen === undefined ? undefined : address(flags.oastDnsListen, '--oast-dns-listen');
   const https = httpsPlan(flags, cwd);
+  const smtp =
+    flags.oastSmtpListen === undefined ? undefined : address(flags.oastSmtpListen, '--oast-smtp-listen');
   const answerAddress = [http.host, dns?.host].find(
     (host) => host !== undefined && isIPv4(host) && host !== '0.0.0.0',
   );
@@ -108,6 +112,7 @@ function listenPlan(
     http,
     ...(dns ? { dns } : {}),
     ...(https ? { https } : {}),
+    ...(smtp ? { smtp } : {}),
     ...(answerAddress ? { answerAddress } : {}),
     timing,
   };

@@ -400,5 +400,9 @@ describe('the out-of-band flags', () => {
     expect(() =>
       oastConfig({ oastListen: '127.0.0.1:80', oastDomain: 'o.test', oastHttpsListen: 'x' }),
     ).toThrow('--oast-https-listen: expected HOST:PORT');
+    expect(
+      oastConfig({ oastListen: '127.0.0.1:80', oastDomain: 'o.test', oastSmtpListen: '127.0.0.1:25' }),
+    ).toMatchObject({ smtp: { host: '127.0.0.1', port: 25 } });
+    expect(() => oastConfig({ oastSmtpListen: '127.0.0.1:25' })).toThrow('give both');
   });
 });
