@@ -53,11 +53,11 @@ function defineOastServe(program: Command) {
       'also serve HTTPS callbacks and the API here (default: no HTTPS)',
       listenAddress,
     )
+    .option('--smtp-listen <host:port>', 'also take mail callbacks here (default: no SMTP)', listenAddress)
     .option(
       '--tls-cert <file>',
       'PEM certificate for --https-listen (default: self-signed for the domain and *.domain)',
     )
-    .option('--smtp-listen <host:port>', 'also take mail callbacks here (default: no SMTP)', listenAddress)
     .option('--tls-key <file>', 'PEM private key of --tls-cert, unencrypted')
     .option('--ip <address>', 'IPv4 address names under the domain resolve to (default: the --listen host)')
     .option('--token <text>', 'token clients must give (-itoken); default: none')
