@@ -27,7 +27,9 @@ beforeAll(async () => {
     dns: { host: '127.0.0.1', port: 0 },
   });
   const dns = listener.dns as { host: string; port: number };
-  productNetwork.fetch = (url) => fetchThroughListener(url, dns, listener.http.port);
+  productNetwork.fetch = async (url) => {
+    await fetchThroughListener(url, dns, listener.http.port);
+  };
   const registered = await OastClient.register({ server: listener.url });
   watcher = new InteractionWatcher(registered, {
     cacheSize: 100,

@@ -1,4 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import type { TlsCertificate } from './certificate.js';
 import { readPublicKey } from './crypto.js';
 import type { Interaction } from './protocol.js';
 import type { Recorder } from './recorder.js';
@@ -24,14 +32,23 @@ export interface HttpListenerOptions {
  * reach the listener by address), and each callback is recorded for the client that made the name.
  */
 export function createHttpListener(options: HttpListenerOptions): Server {
-  return createServer((req, res) => {
+  return createServer(handler(options));
+}
+
+/** The same listener over TLS: interactsh records HTTPS callbacks as `http` interactions too. */
+export function createHttpsListener(options: HttpListenerOptions, certificate: TlsCertificate): TlsServer {
+  return createTlsServer({ cert: certificate.cert, key: certificate.key }, handler(options));
+}
+
+function handler(options: HttpListenerOptions): RequestListener {
+  return (req, res) => {
     readBody(req)
       .then((body) => answer(options, req, res, body))
       .catch(() => {
         if (!res.headersSent) res.writeHead(400);
         res.end();
       });
-  });
+  };
 }
 
 async function answer(options: HttpListenerOptions, req: IncomingMessage, res: ServerResponse, body: Buffer) {

@@ -1,8 +1,9 @@
 /**
  * Out-of-band testing over the interactsh protocol: the client that registers with a server (public,
- * self-hosted or keyhole's own) and watches a scan's callbacks, and keyhole's own server (HTTP and
- * DNS callbacks, the register/poll/deregister API).
+ * self-hosted or keyhole's own) and watches a scan's callbacks, and keyhole's own server (HTTP, HTTPS
+ * and DNS callbacks, the register/poll/deregister API).
  */
+export { certificateProblem, selfSignedCertificate, type TlsCertificate } from './certificate.js';
 export { OastClient, OastClientError, type OastClientOptions, serverUrl } from './client.js';
 export type { Interaction } from './protocol.js';
 export {

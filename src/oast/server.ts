@@ -1,11 +1,13 @@
 import type { Socket } from 'node:dgram';
 import type { Server as HttpServer } from 'node:http';
 import { type AddressInfo, isIPv4, type Server as TcpServer } from 'node:net';
+import { certificateProblem, selfSignedCertificate, type TlsCertificate } from './certificate.js';
 import { type DnsListenerOptions, listenDnsTcp, listenDnsUdp } from './dns-listener.js';
-import { createHttpListener } from './http-listener.js';
+import { createHttpListener, createHttpsListener } from './http-listener.js';
 import type { Interaction } from './protocol.js';
 import { Recorder } from './recorder.js';
 import { Registry } from './registry.js';
+import { createSmtpListener } from './smtp-listener.js';
 
 export interface ListenAddress {
   readonly host: string;
@@ -18,6 +20,10 @@ export interface OastServerOptions {
   readonly http: ListenAddress;
   /** DNS over UDP and TCP on this address; none when absent. */
   readonly dns?: ListenAddress;
+  /** HTTPS on this address, with the given certificate or else a self-signed one for the domain; none when absent. */
+  readonly https?: { readonly at: ListenAddress; readonly certificate?: TlsCertificate };
+  /** SMTP on this address (mail to anyone at a callback name is an interaction); none when absent. */
+  readonly smtp?: ListenAddress;
   /** The IPv4 address names under the domain resolve to; the HTTP host when that is one. */
   readonly answerAddress?: string;
   /** When set, the API requires it in the `Authorization` header. */
@@ -31,6 +37,8 @@ export interface OastServer {
   readonly url: string;
   readonly http: ListenAddress;
   readonly dns?: ListenAddress;
+  readonly https?: ListenAddress;
+  readonly smtp?: ListenAddress;
   readonly domain: string;
   close(): Promise<void>;
 }
@@ -44,18 +52,27 @@ export async function startOastServer(options: OastServerOptions): Promise<OastS
   if (!/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(domain)) {
     throw new OastServerError(`"${options.domain}" is not a domain name; give one such as oast.example.com`);
   }
+  const certificate = options.https ? usableCertificate(options.https.certificate, domain) : undefined;
   const registry = new Registry();
   const recorder = new Recorder(registry, domain, options.onInteraction);
-  const httpServer = createHttpListener({
-    registry,
-    recorder,
-    domain,
-    ...(options.token ? { token: options.token } : {}),
-  });
-  const http = await listenHttp(httpServer, options.http);
+  const listenerOptions = { registry, recorder, domain, ...(options.token ? { token: options.token } : {}) };
+  const httpServer = createHttpListener(listenerOptions);
+  const http = await listenHttp(httpServer, options.http, 'HTTP');
   const closers: (() => Promise<void>)[] = [() => closeHttp(httpServer)];
   let dns: ListenAddress | undefined;
+  let https: ListenAddress | undefined;
+  let smtp: ListenAddress | undefined;
   try {
+    if (options.smtp !== undefined) {
+      const smtpServer = createSmtpListener(recorder, domain);
+      smtp = await listenTcp(smtpServer, options.smtp, 'SMTP');
+      closers.push(() => closeTcp(smtpServer));
+    }
+    if (options.https !== undefined && certificate !== undefined) {
+      const httpsServer = createHttpsListener(listenerOptions, certificate);
+      https = await listenHttp(httpsServer, options.https.at, 'HTTPS');
+      closers.push(() => closeHttp(httpsServer));
+    }
     if (options.dns !== undefined) {
       const answerAddress = options.answerAddress ?? options.http.host;
       if (!isIPv4(answerAddress)) {
@@ -81,6 +98,8 @@ export async function startOastServer(options: OastServerOptions): Promise<OastS
     url: `http://${hostInUrl}:${http.port}`,
     http,
     ...(dns ? { dns } : {}),
+    ...(https ? { https } : {}),
+    ...(smtp ? { smtp } : {}),
     domain,
     close: async () => {
       await Promise.all(closers.map((close) => close()));
@@ -119,7 +138,18 @@ async function listenOrSay<T>(listen: () => Promise<T>, at: ListenAddress, what:
   }
 }
 
-function listenHttp(server: HttpServer, at: ListenAddress): Promise<ListenAddress> {
+function usableCertificate(given: TlsCertificate | undefined, domain: string): TlsCertificate {
+  if (given === undefined) return selfSignedCertificate(domain);
+  const problem = certificateProblem(given, { cert: 'the certificate', key: 'the key' });
+  if (problem !== undefined) throw new OastServerError(problem);
+  return given;
+}
+
+function listenHttp(server: HttpServer, at: ListenAddress, what: string): Promise<ListenAddress> {
+  return listenTcp(server, at, what);
+}
+
+function listenTcp(server: HttpServer | TcpServer, at: ListenAddress, what: string): Promise<ListenAddress> {
   return listenOrSay(
     () =>
       new Promise<ListenAddress>((resolve, reject) => {
@@ -130,7 +160,7 @@ function listenHttp(server: HttpServer, at: ListenAddress): Promise<ListenAddres
         });
       }),
     at,
-    'HTTP',
+    what,
   );
 }
 

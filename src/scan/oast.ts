@@ -10,6 +10,7 @@ import {
   type OastServer,
   OastServerError,
   startOastServer,
+  type TlsCertificate,
 } from '../oast/index.js';
 
 /** `-interactions-*`, in milliseconds and names. */
@@ -35,6 +36,10 @@ export type OastPlan =
       readonly domain: string;
       readonly http: ListenAddress;
       readonly dns?: ListenAddress;
+      /** HTTPS callbacks here; a self-signed certificate for the domain unless one is given. */
+      readonly https?: { readonly at: ListenAddress; readonly certificate?: TlsCertificate };
+      /** SMTP callbacks here. */
+      readonly smtp?: ListenAddress;
       readonly answerAddress?: string;
       readonly timing: OastTiming;
     };
@@ -97,6 +102,8 @@ async function openListener(
       domain: plan.domain,
       http: plan.http,
       ...(plan.dns ? { dns: plan.dns } : {}),
+      ...(plan.https ? { https: plan.https } : {}),
+      ...(plan.smtp ? { smtp: plan.smtp } : {}),
       ...(plan.answerAddress ? { answerAddress: plan.answerAddress } : {}),
     });
   } catch (error) {
@@ -110,9 +117,11 @@ async function openListener(
     const client = await OastClient.register({ server: api, domain: server.domain });
     const watcher = new InteractionWatcher(client, watcherOptions);
     const dns = server.dns ? `, DNS on ${server.dns.host}:${server.dns.port}` : '';
+    const https = server.https ? `, HTTPS on ${server.https.host}:${server.https.port}` : '';
+    const smtp = server.smtp ? `, SMTP on ${server.smtp.host}:${server.smtp.port}` : '';
     return {
       watcher,
-      description: `keyhole's listener on ${server.http.host}:${server.http.port} for *.${server.domain}${dns}`,
+      description: `keyhole's listener on ${server.http.host}:${server.http.port} for *.${server.domain}${https}${smtp}${dns}`,
       close: async () => {
         await watcher.close();
         await server.close();

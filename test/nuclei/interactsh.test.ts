@@ -21,9 +21,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** keyhole's listener for one scan: its HTTP and DNS ports, and how the case's server reaches it. */
+/** keyhole's listener for one scan: its HTTP, HTTPS and DNS ports, and how the case's server reaches it. */
 async function listenerPorts() {
   const http = await freePort();
+  const https = await freePort();
   const dns = await freePort();
   return {
     flags: [
@@ -33,11 +34,17 @@ async function listenerPorts() {
       'oast.test',
       '--oast-dns-listen',
       `127.0.0.1:${dns}`,
+      '--oast-https-listen',
+      `127.0.0.1:${https}`,
       '-interactions-poll-duration',
       '1',
     ],
-    /** What Go's http client does with the URL, from a host of the listener's network. */
-    fetch: (url: string) => fetchThroughListener(url, { host: '127.0.0.1', port: dns }, http),
+    /**
+     * What Go's http client does with the URL, from a host of the listener's network (ports 80 and
+     * 443 lead to the listener; the self-signed certificate is not verified, as nuclei's handlers
+     * do not): true when the answer came.
+     */
+    fetch: (url: string) => fetchThroughListener(url, { host: '127.0.0.1', port: dns }, { http, https }),
   };
 }
 
@@ -48,7 +55,7 @@ async function server(routes: readonly Route[]) {
 }
 
 /** The Go handler shared by most cases: fetch the URL of the `url` header, answer 200 with no body. */
-function fetchesUrlHeader(fetch: (url: string) => Promise<void>): Route {
+function fetchesUrlHeader(fetch: (url: string) => Promise<unknown>): Route {
   return {
     method: 'GET',
     path: '/',
@@ -121,9 +128,8 @@ describe("nuclei's interactsh integration cases", () => {
           respond: async (request) => {
             const value = request.query.get('url');
             if (value !== null && value !== '') {
-              // Go: Get("https://" + value); keyhole's listener has no HTTPS, see README.md.
-              await listener.fetch(`http://${value}`);
-              fetched++;
+              // Go: Get("https://" + value), failing the case when the fetch fails.
+              if (await listener.fetch(`https://${value}`)) fetched++;
             }
             return { status: 404 };
           },

@@ -50,5 +50,12 @@ export function addOastOptions<
     .option(
       '--oast-dns-listen <host:port>',
       'also answer DNS for the domain here, UDP and TCP (with --oast-listen)',
-    );
+    )
+    .option(
+      '--oast-https-listen <host:port>',
+      'also take HTTPS callbacks here (with --oast-listen); self-signed for the domain and *.domain unless --oast-tls-cert',
+    )
+    .option('--oast-smtp-listen <host:port>', 'also take mail callbacks here (with --oast-listen)')
+    .option('--oast-tls-cert <file>', 'PEM certificate for --oast-https-listen')
+    .option('--oast-tls-key <file>', 'PEM private key of --oast-tls-cert, unencrypted');
 }

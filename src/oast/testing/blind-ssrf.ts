@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { createServer, request, type Server } from 'node:http';
+import { request as requestTls } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface BlindSsrfApp {
@@ -7,16 +8,23 @@ export interface BlindSsrfApp {
   close(): Promise<void>;
 }
 
+/** Where the network of the application routes ports 80 and 443: to the listener's HTTP and HTTPS ports. */
+export interface Routes {
+  readonly http: number;
+  readonly https?: number;
+}
+
 /**
  * A vulnerable application for out-of-band tests, on 127.0.0.1: it answers at once and, in the
  * background, follows what it was given. `/fetch?url=` resolves the URL's host with `resolverAt` (the
- * listener's DNS) and fetches it from `routePort` (its network routes port 80 to the listener);
+ * listener's DNS) and fetches it from `routePort` (its network routes port 80 to the listener, and
+ * port 443 to `routePort.https`, whose certificate it does not verify);
  * with `forward=1`, it passes its caller's `X-Api-Key` on (a proxy that forwards credentials);
  * `/lookup?host=` only resolves the name; `/safe?url=` ignores the URL.
  */
 export async function blindSsrfApp(
   resolverAt: { host: string; port: number },
-  routePort: number,
+  routePort: number | Routes,
 ): Promise<BlindSsrfApp> {
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([`${resolverAt.host}:${resolverAt.port}`]);
@@ -48,13 +56,14 @@ export async function blindSsrfApp(
 
 /**
  * Fetches `target` as a host of a network whose resolver is the listener's DNS and whose port 80
- * leads to the listener (`routePort`); resolves once the answer came, or the fetch failed.
+ * (and 443) leads to the listener (`routePort`); resolves once the answer came (true), or the fetch
+ * failed (false).
  */
 export function fetchThroughListener(
   target: string,
   resolverAt: { host: string; port: number },
-  routePort: number,
-): Promise<void> {
+  routePort: number | Routes,
+): Promise<boolean> {
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([`${resolverAt.host}:${resolverAt.port}`]);
   return follow(resolver, target, routePort, undefined);
@@ -63,30 +72,35 @@ export function fetchThroughListener(
 async function follow(
   resolver: Resolver,
   target: string,
-  routePort: number,
+  routePort: number | Routes,
   apiKey: string | undefined,
-): Promise<void> {
+): Promise<boolean> {
   try {
     const url = new URL(target);
+    const routes = typeof routePort === 'number' ? { http: routePort } : routePort;
+    const secure = url.protocol === 'https:';
+    const port = secure ? routes.https : routes.http;
     const [address] = await resolver.resolve4(url.hostname);
-    if (address === undefined) return;
-    await new Promise<void>((resolve) => {
-      const req = request(
+    if (address === undefined || port === undefined) return false;
+    return await new Promise<boolean>((resolve) => {
+      const req = (secure ? requestTls : request)(
         {
           host: address,
-          port: routePort,
+          port,
+          ...(secure ? { servername: url.hostname, rejectUnauthorized: false } : {}),
           path: `${url.pathname}${url.search}`,
           headers: { host: url.host, 'user-agent': 'app/1.0', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
         },
         (res) => {
           res.resume();
-          res.on('end', resolve);
+          res.on('end', () => resolve(true));
         },
       );
-      req.on('error', () => resolve());
+      req.on('error', () => resolve(false));
       req.end();
     });
   } catch {
     // A blind fetch: the application never says whether it worked.
+    return false;
   }
 }

@@ -17,13 +17,17 @@ export function listenAddress(text: string): { host: string; port: number } {
 const HELP = `
 Targets call back on names under --domain: delegate the domain's NS records to this machine (or
 point the targets' resolver at --dns-listen) and keep HTTP on port 80 so that templates'
-http://{{interactsh-url}} reaches it. Scans use it with -iserver http://HOST:PORT (and -itoken when
---token is set). Interactions are kept in memory until their client polls them; each is logged as
-a JSON line on stdout without its request or response. SIGINT or SIGTERM stops the server.
+http://{{interactsh-url}} reaches it; --https-listen on port 443 does the same for
+https://{{interactsh-url}}, with --tls-cert/--tls-key or else a self-signed certificate for the
+domain and *.domain made at start (targets that verify certificates then refuse it); --smtp-listen
+on port 25 takes mail to anyone at a callback name. Scans use it with -iserver http://HOST:PORT (and
+-itoken when --token is set). Interactions are kept in memory until their client polls them; each
+is logged as a JSON line on stdout without its request or response. SIGINT or SIGTERM stops it.
 
 Examples:
   keyhole oast serve --domain oast.example.com --ip 203.0.113.7
   keyhole oast serve --domain oast.internal --listen 10.0.0.5:80 --dns-listen 10.0.0.5:53 --token "$OAST_TOKEN"
+  keyhole oast serve --domain oast.internal --listen 10.0.0.5:80 --https-listen 10.0.0.5:443 --tls-cert oast.crt --tls-key oast.key
   keyhole scan -u https://app.internal -t blind-ssrf.yaml -iserver http://10.0.0.5 -itoken "$OAST_TOKEN"
 `;
 
@@ -32,7 +36,7 @@ function defineOastServe(program: Command) {
     .command('oast')
     .description('out-of-band testing: keyhole’s own interactsh server')
     .command('serve')
-    .description('serve the interactsh protocol: HTTP and DNS callbacks, and the API scans poll')
+    .description('serve the interactsh protocol: HTTP, HTTPS, DNS and SMTP callbacks, and the API scans poll')
     .requiredOption('--domain <name>', 'domain whose subdomains targets call back on')
     .option('--listen <host:port>', 'HTTP listener for callbacks and the API', listenAddress, {
       host: '0.0.0.0',
@@ -44,6 +48,17 @@ function defineOastServe(program: Command) {
       listenAddress,
     )
     .option('--no-dns', 'no DNS listener')
+    .option(
+      '--https-listen <host:port>',
+      'also serve HTTPS callbacks and the API here (default: no HTTPS)',
+      listenAddress,
+    )
+    .option('--smtp-listen <host:port>', 'also take mail callbacks here (default: no SMTP)', listenAddress)
+    .option(
+      '--tls-cert <file>',
+      'PEM certificate for --https-listen (default: self-signed for the domain and *.domain)',
+    )
+    .option('--tls-key <file>', 'PEM private key of --tls-cert, unencrypted')
     .option('--ip <address>', 'IPv4 address names under the domain resolve to (default: the --listen host)')
     .option('--token <text>', 'token clients must give (-itoken); default: none')
     .addHelpText('after', HELP);

@@ -1,6 +1,7 @@
 import { OastServerError, startOastServer } from '../../../oast/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
+import { readCertificateFiles } from './certificate-files.js';
 import type { OastServeFlags } from './command.js';
 
 function log(io: CliIo, msg: string, fields: Record<string, unknown>): void {
@@ -17,12 +18,26 @@ export async function serveOast(options: OastServeFlags, io: CliIo): Promise<num
       'DNS answers need the address targets reach this server on: give it with --ip (or --no-dns)',
     );
   }
+  const certificate = readCertificateFiles(options.tlsCert, options.tlsKey, io.cwd, {
+    cert: '--tls-cert',
+    key: '--tls-key',
+  });
+  if (certificate !== undefined && options.httpsListen === undefined) {
+    throw new UserError(
+      '--tls-cert and --tls-key are for the HTTPS listener: give --https-listen HOST:PORT too',
+    );
+  }
+  const https = options.httpsListen
+    ? { at: options.httpsListen, ...(certificate ? { certificate } : {}) }
+    : undefined;
   let server: Awaited<ReturnType<typeof startOastServer>>;
   try {
     server = await startOastServer({
       domain: options.domain,
       http: options.listen,
       ...(dns ? { dns } : {}),
+      ...(https ? { https } : {}),
+      ...(options.smtpListen ? { smtp: options.smtpListen } : {}),
       ...(answerAddress ? { answerAddress } : {}),
       ...(options.token ? { token: options.token } : {}),
       onInteraction: (interaction) =>
@@ -39,6 +54,8 @@ export async function serveOast(options: OastServeFlags, io: CliIo): Promise<num
   log(io, 'listening', {
     url: server.url,
     domain: server.domain,
+    ...(server.https ? { https: `${server.https.host}:${server.https.port}` } : {}),
+    ...(server.smtp ? { smtp: `${server.smtp.host}:${server.smtp.port}` } : {}),
     ...(server.dns ? { dns: `${server.dns.host}:${server.dns.port}` } : {}),
     token: options.token ? 'required' : 'none',
   });

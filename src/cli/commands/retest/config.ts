@@ -13,8 +13,8 @@ export interface RetestConfig extends RunConfig {
   readonly oast: OastPlan | undefined;
 }
 
-export function retestConfig(vulnIds: readonly string[], flags: RetestFlags): RetestConfig {
-  const config = { ...runConfig(flags), oast: oastConfig(flags) };
+export function retestConfig(vulnIds: readonly string[], flags: RetestFlags, cwd?: string): RetestConfig {
+  const config = { ...runConfig(flags), oast: oastConfig(flags, cwd) };
   if (vulnIds.length > 0 && flags.scan !== undefined) {
     throw new UserError('give vuln ids or --scan SCAN_ID, not both');
   }

@@ -37,7 +37,7 @@ export async function retestCommand(
   flags: RetestFlags,
   io: CliIo,
 ): Promise<number> {
-  return retest(retestConfig(vulnIds, flags), io);
+  return retest(retestConfig(vulnIds, flags, io.cwd), io);
 }
 
 /** `keyhole retest`: re-runs the findings' templates, records a retest result per finding. */

@@ -37,7 +37,8 @@ export interface ScanConfig extends RunConfig {
 /** The flags given: `--team` left out when it was not given (see givenTeam). */
 type GivenFlags = Partial<ScanFlags>;
 
-export function scanConfig(flags: GivenFlags): ScanConfig {
+/** `cwd` resolves the files flags name that are read here (the listener's certificate). */
+export function scanConfig(flags: GivenFlags, cwd?: string): ScanConfig {
   const config: ScanConfig = {
     ...runConfig(flags),
     targets: flags.target ?? [],
@@ -54,7 +55,7 @@ export function scanConfig(flags: GivenFlags): ScanConfig {
     resume: flags.resume,
     queue: queueConfig(flags),
     selection: selectionConfig(flags),
-    oast: oastConfig(flags),
+    oast: oastConfig(flags, cwd),
   };
   if (config.rescan !== undefined) checkRescan(config);
   if (config.resume !== undefined) checkResume(config, flags);

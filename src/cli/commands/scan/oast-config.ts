@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { type OastPlan, PUBLIC_OAST_SERVERS } from '../../../scan/index.js';
 import { UserError } from '../../exit.js';
 import { numberFlag } from '../../shared/request-config.js';
+import { readCertificateFiles } from '../oast/certificate-files.js';
 import { listenAddress } from '../oast/command.js';
 import { OAST_DEFAULTS, type ScanFlags } from './command.js';
 
@@ -20,6 +21,10 @@ type GivenFlags = Partial<
     | 'oastListen'
     | 'oastDomain'
     | 'oastDnsListen'
+    | 'oastHttpsListen'
+    | 'oastSmtpListen'
+    | 'oastTlsCert'
+    | 'oastTlsKey'
   >
 >;
 
@@ -27,7 +32,7 @@ type GivenFlags = Partial<
  * Where the scan's out-of-band callbacks go: `-ni` none; `--oast-listen` keyhole's own listener in
  * this process; else `-iserver`, or nuclei's public servers when it is not given. Undefined with -ni.
  */
-export function oastConfig(flags: GivenFlags): OastPlan | undefined {
+export function oastConfig(flags: GivenFlags, cwd = process.cwd()): OastPlan | undefined {
   const timing = {
     cacheSize: numberFlag(flags.interactionsCacheSize, '-interactions-cache-size', OAST_DEFAULTS.cacheSize, {
       min: 1,
@@ -42,8 +47,15 @@ export function oastConfig(flags: GivenFlags): OastPlan | undefined {
       OAST_DEFAULTS.cooldownSeconds,
     ),
   };
-  const listening =
-    flags.oastListen !== undefined || flags.oastDomain !== undefined || flags.oastDnsListen !== undefined;
+  const listening = [
+    flags.oastListen,
+    flags.oastDomain,
+    flags.oastDnsListen,
+    flags.oastHttpsListen,
+    flags.oastSmtpListen,
+    flags.oastTlsCert,
+    flags.oastTlsKey,
+  ].some((flag) => flag !== undefined);
   if (flags.interactsh === false) {
     const given = [
       flags.interactshServer !== undefined ? '-iserver' : undefined,
@@ -53,7 +65,7 @@ export function oastConfig(flags: GivenFlags): OastPlan | undefined {
       throw new UserError(`-ni turns out-of-band testing off: leave out ${given.join(', ')} or -ni`);
     return undefined;
   }
-  if (listening) return listenPlan(flags, timing);
+  if (listening) return listenPlan(flags, timing, cwd);
   const servers = (flags.interactshServer ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -67,7 +79,11 @@ export function oastConfig(flags: GivenFlags): OastPlan | undefined {
   };
 }
 
-function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen' }>['timing']): OastPlan {
+function listenPlan(
+  flags: GivenFlags,
+  timing: Extract<OastPlan, { kind: 'listen' }>['timing'],
+  cwd: string,
+): OastPlan {
   if (flags.oastListen === undefined || flags.oastDomain === undefined) {
     throw new UserError('--oast-listen HOST:PORT and --oast-domain NAME go together: give both');
   }
@@ -79,6 +95,9 @@ function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen
   const http = address(flags.oastListen, '--oast-listen');
   const dns =
     flags.oastDnsListen === undefined ? undefined : address(flags.oastDnsListen, '--oast-dns-listen');
+  const https = httpsPlan(flags, cwd);
+  const smtp =
+    flags.oastSmtpListen === undefined ? undefined : address(flags.oastSmtpListen, '--oast-smtp-listen');
   const answerAddress = [http.host, dns?.host].find(
     (host) => host !== undefined && isIPv4(host) && host !== '0.0.0.0',
   );
@@ -92,9 +111,28 @@ function listenPlan(flags: GivenFlags, timing: Extract<OastPlan, { kind: 'listen
     domain: flags.oastDomain,
     http,
     ...(dns ? { dns } : {}),
+    ...(https ? { https } : {}),
+    ...(smtp ? { smtp } : {}),
     ...(answerAddress ? { answerAddress } : {}),
     timing,
   };
+}
+
+function httpsPlan(flags: GivenFlags, cwd: string): Extract<OastPlan, { kind: 'listen' }>['https'] {
+  const certificate = readCertificateFiles(flags.oastTlsCert, flags.oastTlsKey, cwd, {
+    cert: '--oast-tls-cert',
+    key: '--oast-tls-key',
+  });
+  if (flags.oastHttpsListen === undefined) {
+    if (certificate !== undefined) {
+      throw new UserError(
+        '--oast-tls-cert and --oast-tls-key are for the HTTPS listener: give --oast-https-listen HOST:PORT too',
+      );
+    }
+    return undefined;
+  }
+  const at = address(flags.oastHttpsListen, '--oast-https-listen');
+  return { at, ...(certificate ? { certificate } : {}) };
 }
 
 function address(text: string, flag: string): { host: string; port: number } {

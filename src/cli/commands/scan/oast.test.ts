@@ -166,6 +166,71 @@ describe('keyhole scan with out-of-band templates', () => {
     expect(stored).not.toContain(secret);
   });
 
+  it('finds a blind SSRF whose fetch is https://{{interactsh-url}}, over the listener’s self-signed HTTPS', async () => {
+    await writeFile(join(dir, 'ssrf-tls.yaml'), SSRF.replace('url=http://', 'url=https://'));
+    const httpsPort = await freePort();
+    const tlsApp = await blindSsrfApp(
+      { host: '127.0.0.1', port: dnsPort },
+      { http: httpPort, https: httpsPort },
+    );
+    try {
+      const io = memoryIo({ cwd: dir });
+      const code = await run(
+        [
+          'scan',
+          '-u',
+          tlsApp.origin,
+          '-t',
+          'ssrf-tls.yaml',
+          '-j',
+          '--no-store',
+          '--oast-listen',
+          `127.0.0.1:${httpPort}`,
+          '--oast-domain',
+          'oast.test',
+          '--oast-dns-listen',
+          `127.0.0.1:${dnsPort}`,
+          '--oast-https-listen',
+          `127.0.0.1:${httpsPort}`,
+          '-interactions-poll-duration',
+          '0.2',
+          '-interactions-cooldown-period',
+          '3',
+        ],
+        io,
+      );
+      expect(io.err()).toContain(`HTTPS on 127.0.0.1:${httpsPort}`);
+      expect(code).toBe(0);
+      const events = io
+        .out()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(events).toHaveLength(1);
+      expect(events[0]['matched-at']).toMatch(/\/fetch\?url=https:\/\/[0-9a-z]{33}\.oast\.test$/);
+      expect(events[0].interaction).toMatchObject({ protocol: 'http', 'remote-address': '127.0.0.1' });
+    } finally {
+      await tlsApp.close();
+    }
+  });
+
+  it('says which certificate file it cannot use, naming the flag, before any request', async () => {
+    await writeFile(join(dir, 'not-a-cert.pem'), 'hello\n');
+    const base = ['scan', '-u', app.origin, '-t', 'ssrf.yaml', '--no-store', '--oast-listen', '127.0.0.1:0'];
+    const tls = ['--oast-domain', 'oast.test', '--oast-https-listen', '127.0.0.1:0'];
+    const garbled = memoryIo({ cwd: dir });
+    const args = [...base, ...tls, '--oast-tls-cert', 'not-a-cert.pem', '--oast-tls-key', 'not-a-cert.pem'];
+    expect(await run(args, garbled)).toBe(1);
+    expect(garbled.err()).toContain(
+      '--oast-tls-cert not-a-cert.pem is not a PEM certificate (expected -----BEGIN CERTIFICATE-----)',
+    );
+    expect(garbled.err()).not.toMatch(/\n\s+at /);
+    const missing = memoryIo({ cwd: dir });
+    const absent = [...base, ...tls, '--oast-tls-cert', 'nowhere.pem', '--oast-tls-key', 'nowhere.key'];
+    expect(await run(absent, missing)).toBe(1);
+    expect(missing.err()).toContain('--oast-tls-cert nowhere.pem: cannot read it (no such file)');
+  });
+
   it('says loudly, before any request, when the interactsh server cannot be reached', async () => {
     const io = memoryIo({ cwd: dir });
     const unused = await freePort();
@@ -326,5 +391,18 @@ describe('the out-of-band flags', () => {
     expect(() =>
       oastConfig({ oastListen: '0.0.0.0:80', oastDomain: 'o.test', oastDnsListen: '0.0.0.0:53' }),
     ).toThrow('a concrete IPv4 address');
+    expect(() =>
+      oastConfig({ oastListen: '127.0.0.1:80', oastDomain: 'o.test', oastHttpsListen: '127.0.0.1:443' }),
+    ).not.toThrow();
+    expect(() =>
+      oastConfig({ oastListen: '127.0.0.1:80', oastDomain: 'o.test', oastTlsCert: 'a.pem' }),
+    ).toThrow('--oast-tls-cert FILE and --oast-tls-key FILE go together');
+    expect(() =>
+      oastConfig({ oastListen: '127.0.0.1:80', oastDomain: 'o.test', oastHttpsListen: 'x' }),
+    ).toThrow('--oast-https-listen: expected HOST:PORT');
+    expect(
+      oastConfig({ oastListen: '127.0.0.1:80', oastDomain: 'o.test', oastSmtpListen: '127.0.0.1:25' }),
+    ).toMatchObject({ smtp: { host: '127.0.0.1', port: 25 } });
+    expect(() => oastConfig({ oastSmtpListen: '127.0.0.1:25' })).toThrow('give both');
   });
 });

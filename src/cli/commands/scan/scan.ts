@@ -36,7 +36,7 @@ import { storedAssets } from './targets.js';
 
 /** `keyhole scan` with the flags as commander read them. */
 export async function scanCommand(flags: ScanFlags, io: CliIo, command: CommandUnknownOpts): Promise<number> {
-  return scan(scanConfig(givenTeam(command, flags)), io);
+  return scan(scanConfig(givenTeam(command, flags), io.cwd), io);
 }
 
 async function scan(config: ScanConfig, io: CliIo): Promise<number> {

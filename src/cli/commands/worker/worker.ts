@@ -25,7 +25,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIo): Promise<numb
     integer: true,
   });
   requireQueueStore(config.db, io, 'keyhole worker');
-  const oast = oastConfig(flags);
+  const oast = oastConfig(flags, io.cwd);
   const output = new ScanOutput(io, {
     jsonl: false,
     silent: config.silent,
