@@ -14,7 +14,10 @@ const VALIDITY_DAYS = 365;
 /**
  * A self-signed certificate (ECDSA P-256) for `domain` and `*.domain`, so HTTPS callbacks to any
  * name under the domain complete their handshake with targets that do not verify certificates.
- * Built with node:crypto alone: DER by hand, signed with the fresh key.
+ * Built with node:crypto alone: DER by hand, signed with the fresh key. Written here because the
+ * one certificate this needs is a hundred lines of DER, where the libraries that make certificates
+ * (node-forge, @peculiar/x509) bring their own big-number or WebCrypto stacks; the tests read the
+ * result back with node's X509Certificate and complete real TLS handshakes with it.
  */
 export function selfSignedCertificate(domain: string, now = new Date()): TlsCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
