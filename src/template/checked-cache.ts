@@ -9,9 +9,8 @@
  * (and rewritten); it is written to a temporary file and renamed over the old one.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { Diagnostic } from '../source/index.js';
+import { isRecord, isTextList, readCacheEntries, writeCacheEntries } from './cache-file.js';
 import type { TemplateSummary } from './deferred.js';
 import type { TemplateInfo } from './model.js';
 
@@ -49,8 +48,7 @@ export class CheckedCache {
 
   /** The cache kept in `file`; empty when there is none or it cannot be read as one. */
   static async open(file: string): Promise<CheckedCache> {
-    const text = await readFile(file, 'utf8').catch(() => undefined);
-    return new CheckedCache(file, text === undefined ? new Map() : entriesOf(text));
+    return new CheckedCache(file, await readCacheEntries(file, VERSION, isEntry));
   }
 
   /** The key of a template's text. */
@@ -80,34 +78,8 @@ export class CheckedCache {
     if (!this.changed) return;
     if (this.entries.size > MAX_ENTRIES)
       for (const key of [...this.entries.keys()]) if (!this.used.has(key)) this.entries.delete(key);
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    const text = JSON.stringify({ version: VERSION, entries: Object.fromEntries(this.entries) });
-    try {
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      await writeFile(temporary, text, { mode: 0o600 });
-      await rename(temporary, this.file);
-      this.changed = false;
-    } catch {
-      await rm(temporary, { force: true }).catch(() => undefined);
-    }
+    if (await writeCacheEntries(this.file, VERSION, this.entries)) this.changed = false;
   }
-}
-
-/** The entries of a cache file; none when any part of it is not what {@link CheckedCache.save} writes. */
-function entriesOf(text: string): Map<string, Entry> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return new Map();
-  }
-  if (!isRecord(parsed) || parsed.version !== VERSION || !isRecord(parsed.entries)) return new Map();
-  const entries = new Map<string, Entry>();
-  for (const [key, entry] of Object.entries(parsed.entries)) {
-    if (!isEntry(entry)) return new Map();
-    entries.set(key, entry);
-  }
-  return entries;
 }
 
 function isEntry(value: unknown): value is Entry {
@@ -137,12 +109,4 @@ function isWarning(value: unknown): value is StoredWarning {
     typeof value.path === 'string' &&
     typeof value.message === 'string'
   );
-}
-
-function isTextList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

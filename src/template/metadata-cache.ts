@@ -7,9 +7,9 @@
  * old one, so a reader never sees half of it.
  */
 import type { Stats } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { isSeverity, type Severity } from '../event/index.js';
+import { isRecord, isTextList, readCacheEntries, writeCacheEntries } from './cache-file.js';
 import type { FilterFields } from './select.js';
 
 const VERSION = 1;
@@ -36,8 +36,7 @@ export class MetadataCache {
 
   /** The cache kept in `file`; empty when there is none or it cannot be read as one. */
   static async open(file: string): Promise<MetadataCache> {
-    const text = await readFile(file, 'utf8').catch(() => undefined);
-    return new MetadataCache(file, text === undefined ? new Map() : entriesOf(text));
+    return new MetadataCache(file, await readCacheEntries(file, VERSION, isEntry));
   }
 
   /** The fields of `file` as read before, when it has not changed since. */
@@ -72,38 +71,12 @@ export class MetadataCache {
   /** Writes the cache when it changed; a cache that cannot be written is left as it was. */
   async save(): Promise<void> {
     if (!this.changed) return;
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    const text = JSON.stringify({ version: VERSION, entries: Object.fromEntries(this.entries) });
-    try {
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      await writeFile(temporary, text, { mode: 0o600 });
-      await rename(temporary, this.file);
-      this.changed = false;
-    } catch {
-      await rm(temporary, { force: true }).catch(() => undefined);
-    }
+    if (await writeCacheEntries(this.file, VERSION, this.entries)) this.changed = false;
   }
 }
 
 function stampOf(stamp: FileStamp): string {
   return `${stamp.size}:${stamp.mtimeMs}:${stamp.ctimeMs}`;
-}
-
-/** The entries of a cache file; none when any part of it is not what {@link MetadataCache.save} writes. */
-function entriesOf(text: string): Map<string, Entry> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return new Map();
-  }
-  if (!isRecord(parsed) || parsed.version !== VERSION || !isRecord(parsed.entries)) return new Map();
-  const entries = new Map<string, Entry>();
-  for (const [file, entry] of Object.entries(parsed.entries)) {
-    if (!isEntry(entry)) return new Map();
-    entries.set(file, entry);
-  }
-  return entries;
 }
 
 function isEntry(value: unknown): value is Entry {
@@ -117,12 +90,4 @@ function isEntry(value: unknown): value is Entry {
     isTextList(authors) &&
     (severity === undefined || (typeof severity === 'string' && isSeverity(severity)))
   );
-}
-
-function isTextList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
