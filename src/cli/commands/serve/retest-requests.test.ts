@@ -9,33 +9,9 @@ import { startHost, type TestHost } from '../../../scan/testing/hosts.js';
 import { pathsTemplate, Workspace } from '../../../scan/testing/workspace.js';
 import { describeLocation, openStore, type Store } from '../../../store/index.js';
 import { ENGINES, type TestDatabase } from '../../../store/testing/databases.js';
-import { memoryIo } from '../../io.js';
-import { run } from '../../program.js';
+import { background, until } from './testing/background.js';
 
 const SECRET = 'retest-secret-41c9';
-
-async function until<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(50);
-  }
-}
-
-/** `keyhole CMD …` in-process until `stop()`. */
-function background(ws: Workspace, argv: readonly string[]) {
-  const io = memoryIo({ cwd: ws.dir });
-  const exit = run(argv, io);
-  return {
-    io,
-    async stop(): Promise<number> {
-      io.interrupt();
-      return exit;
-    },
-  };
-}
 
 describe.each(ENGINES)('retests asked for through the API on $engine', ({ engine, create }) => {
   let host: TestHost;

@@ -5,7 +5,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, hiddenField } from '../../../dashboard/testing/serve.js';
 import { type SeenRequest, startHost, type TestHost } from '../../../scan/testing/hosts.js';
@@ -14,20 +13,11 @@ import { openStore, type Store } from '../../../store/index.js';
 import { ENGINES, type TestDatabase } from '../../../store/testing/databases.js';
 import { memoryIo } from '../../io.js';
 import { run } from '../../program.js';
+import { until } from './testing/background.js';
 
 const SECRET_A = 'a-secret-71c0e2';
 const SECRET_B = 'b-secret-4f9a13';
 const SQLITE = ENGINES.filter((e) => e.engine === 'sqlite');
-
-async function until<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(50);
-  }
-}
 
 /** Everything a request carried that could be a secret. */
 function carried(request: SeenRequest): string {
