@@ -83,6 +83,9 @@ describe('the scan summary', () => {
     expect(text).toContain('  templates      7 (+2 unsupported, +1 with errors, skipped)\n');
   });
 
+  const accepted = { unauthorized: 0, loginPage: 0 };
+  const unused = { refused: 0, logins: 0, loginFailures: 0, relogins: 0 };
+
   it('with secret files, shows the authenticated share of requests and what each entry did', () => {
     const text = formatSummary({
       outcome: 'failed',
@@ -99,11 +102,20 @@ describe('the scan summary', () => {
         requests: 10,
         authenticated: 7,
         entries: [
-          { label: 'static[0] of s.yaml', requests: 4, refused: 0, logins: 0, loginFailures: 0, relogins: 0 },
+          {
+            label: 'static[0] of s.yaml',
+            requests: 4,
+            refused: 0,
+            rejected: accepted,
+            logins: 0,
+            loginFailures: 0,
+            relogins: 0,
+          },
           {
             label: 'dynamic[0] of s.yaml',
             requests: 3,
             refused: 0,
+            rejected: accepted,
             logins: 3,
             loginFailures: 0,
             relogins: 2,
@@ -112,6 +124,7 @@ describe('the scan summary', () => {
             label: 'dynamic[1] of s.yaml',
             requests: 0,
             refused: 4,
+            rejected: accepted,
             logins: 1,
             loginFailures: 1,
             relogins: 0,
@@ -125,6 +138,44 @@ describe('the scan summary', () => {
       '    static[0] of s.yaml   4 requests',
       '    dynamic[0] of s.yaml  3 requests; 3 logins (2 re-logins)',
       '    dynamic[1] of s.yaml  0 requests, 4 not sent; 1 login, 1 failed',
+    ]);
+  });
+
+  it('does not count as authenticated the requests whose secret the target refused, and says which entry', () => {
+    const text = formatSummary({
+      outcome: 'failed',
+      targets: 1,
+      templates: 3,
+      unsupportedTemplates: 0,
+      runsDone: 3,
+      runsTotal: 3,
+      requests: 9,
+      findings: none,
+      errors: 0,
+      elapsedMs: 900,
+      authentication: {
+        requests: 9,
+        authenticated: 8,
+        entries: [
+          {
+            ...unused,
+            label: 'static[0] of s.yaml',
+            requests: 5,
+            rejected: { unauthorized: 5, loginPage: 0 },
+          },
+          {
+            ...unused,
+            label: 'static[1] of s.yaml',
+            requests: 3,
+            rejected: { unauthorized: 1, loginPage: 1 },
+          },
+        ],
+      },
+    });
+    expect(text.split('\n').slice(4, 7)).toEqual([
+      '  authenticated  1 of 9 requests (7 more carried a secret the target refused)',
+      '    static[0] of s.yaml  5 requests, 5 refused by the target (401)',
+      '    static[1] of s.yaml  3 requests, 2 refused by the target (1 401, 1 sent to a login page)',
     ]);
   });
 

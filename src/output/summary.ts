@@ -42,6 +42,8 @@ export interface EntrySummary {
   readonly requests: number;
   /** Requests in its scope not sent, because its login failed. */
   readonly refused: number;
+  /** Answers by which the target refused its secret: 401s, and redirects to a login page. */
+  readonly rejected: { readonly unauthorized: number; readonly loginPage: number };
   readonly logins: number;
   readonly loginFailures: number;
   readonly relogins: number;
@@ -67,8 +69,7 @@ export function formatSummary(summary: ScanSummary): string {
     ['requests', `${summary.requests}${rate}`],
   ];
   const auth = summary.authentication;
-  if (auth !== undefined)
-    rows.push(['authenticated', `${auth.authenticated} of ${plural(auth.requests, 'request')}`]);
+  if (auth !== undefined) rows.push(['authenticated', formatAuthenticated(auth)]);
   const entries = auth === undefined ? '' : formatEntries(auth.entries);
   const after: [string, string][] = [
     ['findings', formatFindings(summary.findings)],
@@ -91,6 +92,20 @@ export function formatSummary(summary: ScanSummary): string {
   return `${heading}\n${lines(rows)}${entries}${lines(after)}`;
 }
 
+/**
+ * `5 of 6 requests`; requests whose secret the target refused are not counted as authenticated:
+ * `0 of 6 requests (5 more carried a secret the target refused)`.
+ */
+function formatAuthenticated(auth: AuthSummary): string {
+  const rejected = auth.entries.reduce((sum, e) => sum + rejectedCount(e), 0);
+  const of = `${auth.authenticated - rejected} of ${plural(auth.requests, 'request')}`;
+  return rejected === 0 ? of : `${of} (${rejected} more carried a secret the target refused)`;
+}
+
+function rejectedCount(entry: EntrySummary): number {
+  return entry.rejected.unauthorized + entry.rejected.loginPage;
+}
+
 /** One line per entry under `authenticated`: its requests, refusals and logins. */
 function formatEntries(entries: readonly EntrySummary[]): string {
   const width = Math.max(0, ...entries.map((e) => e.label.length));
@@ -98,10 +113,18 @@ function formatEntries(entries: readonly EntrySummary[]): string {
     .map((entry) => {
       const parts = [plural(entry.requests, 'request')];
       if (entry.refused > 0) parts.push(`${entry.refused} not sent`);
+      const rejected = rejectedCount(entry);
+      if (rejected > 0) parts.push(`${rejected} refused by the target (${formatRejections(entry.rejected)})`);
       const logins = formatLogins(entry);
       return `    ${entry.label.padEnd(width)}  ${parts.join(', ')}${logins === '' ? '' : `; ${logins}`}\n`;
     })
     .join('');
+}
+
+function formatRejections({ unauthorized, loginPage }: EntrySummary['rejected']): string {
+  if (loginPage === 0) return '401';
+  if (unauthorized === 0) return 'sent to a login page';
+  return `${unauthorized} 401, ${loginPage} sent to a login page`;
 }
 
 function formatLogins(entry: EntrySummary): string {

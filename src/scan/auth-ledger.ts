@@ -1,3 +1,4 @@
+import type { HttpResponse } from '../http/index.js';
 import {
   entriesOf,
   entryOf,
@@ -8,6 +9,7 @@ import {
   type SecretSet,
 } from '../secretfile/index.js';
 import type { AuthenticationFigures } from '../store/index.js';
+import { type Refusal, refusalOf } from './refusal.js';
 
 /** What one secret-file entry did in a scan. */
 export interface EntryFigures {
@@ -16,12 +18,23 @@ export interface EntryFigures {
   readonly requests: number;
   /** Requests in its scope not sent, because its login failed. */
   readonly refused: number;
+  /** Of its requests, those answered (not lost in transport), and how many the target refused. */
+  readonly answered: number;
+  readonly rejected: RejectionCounts;
   /** Logins run (re-logins included), and how many of them failed. */
   readonly logins: number;
   readonly loginFailures: number;
   readonly relogins: number;
   /** Why its login failed (the last failure, when several did). */
   readonly failure?: string;
+}
+
+/** Responses by which the target refused an entry's secret (see {@link Refusal}). */
+export interface RejectionCounts {
+  /** Answered 401. */
+  readonly unauthorized: number;
+  /** Redirected to a login page. */
+  readonly loginPage: number;
 }
 
 /** How authenticated a scan was: what its summary and the store show. */
@@ -37,13 +50,14 @@ export interface AuthFigures {
 export function storedFigures(figures: AuthFigures): AuthenticationFigures {
   return {
     unauthenticated: figures.requests - figures.authenticated,
-    entries: figures.entries.map(({ entry, failure: _, ...counts }) => ({
+    entries: figures.entries.map(({ entry, failure: _, answered: __, rejected, ...counts }) => ({
       fingerprint: entry.fingerprint,
       label: entry.label,
       kind: entry.kind,
       types: entry.types,
       scope: entry.scope,
       ...counts,
+      rejected: rejected.unauthorized + rejected.loginPage,
     })),
   };
 }
@@ -66,24 +80,45 @@ export function figuresSince(before: AuthFigures, after: AuthFigures): AuthFigur
         logins: now.logins - then.logins,
         loginFailures: now.loginFailures - then.loginFailures,
         relogins: now.relogins - then.relogins,
+        answered: now.answered - then.answered,
+        rejected: {
+          unauthorized: now.rejected.unauthorized - then.rejected.unauthorized,
+          loginPage: now.rejected.loginPage - then.rejected.loginPage,
+        },
         ...(failed && now.failure !== undefined ? { failure: now.failure } : {}),
       };
     }),
   };
 }
 
-type Counts = { -readonly [K in keyof Omit<EntryFigures, 'entry'>]: EntryFigures[K] };
+type Counts = {
+  -readonly [K in keyof Omit<EntryFigures, 'entry' | 'rejected'>]: EntryFigures[K];
+} & { rejected: { -readonly [K in keyof RejectionCounts]: number } };
+
+/**
+ * Answers after which an entry whose every answer so far refused its secret is reported while the
+ * scan goes on, so that a long scan is not run to its end on a secret the target does not take.
+ */
+export const EARLY_REJECTIONS = 10;
+
+/** Told, once per entry, that the target refused its secret on each of its first answers. */
+export type RejectionListener = (entry: SecretEntry, rejected: RejectionCounts) => void;
 
 /**
  * Counts, for one scan, every request the templates send (with its secret or without one), every
- * request refused because its entry's login failed, and every login. Nothing here holds a value.
+ * request refused because its entry's login failed, every answer by which the target refused a
+ * secret, and every login. Nothing here holds a value.
  */
 export class AuthLedger {
   requests = 0;
   authenticated = 0;
   private readonly counts = new Map<SecretEntry, Counts>();
+  private readonly reported = new Set<SecretEntry>();
 
-  constructor(secrets: SecretSet | undefined) {
+  constructor(
+    secrets: SecretSet | undefined,
+    private readonly onRejected?: RejectionListener,
+  ) {
     for (const entry of secrets === undefined ? [] : entriesOf(secrets)) this.countsOf(entry);
   }
 
@@ -93,6 +128,21 @@ export class AuthLedger {
     if (secret === undefined) return;
     this.authenticated++;
     this.countsOf(entryOf(secret)).requests++;
+  }
+
+  /** The target answered a request that carried `secret` (the answer the template gets). */
+  answered(secret: ScopedSecret, response: HttpResponse): void {
+    const entry = entryOf(secret);
+    const counts = this.countsOf(entry);
+    counts.answered++;
+    const refusal: Refusal | undefined = refusalOf(response);
+    if (refusal === 'unauthorized') counts.rejected.unauthorized++;
+    else if (refusal === 'login-page') counts.rejected.loginPage++;
+    const { unauthorized, loginPage } = counts.rejected;
+    if (counts.answered !== EARLY_REJECTIONS || unauthorized + loginPage !== counts.answered) return;
+    if (this.reported.has(entry)) return;
+    this.reported.add(entry);
+    this.onRejected?.(entry, { ...counts.rejected });
   }
 
   /** A request was not sent: its entry's login failed. */
@@ -117,14 +167,26 @@ export class AuthLedger {
     return {
       requests: this.requests,
       authenticated: this.authenticated,
-      entries: [...this.counts].map(([entry, counts]) => ({ entry, ...counts })),
+      entries: [...this.counts].map(([entry, counts]) => ({
+        entry,
+        ...counts,
+        rejected: { ...counts.rejected },
+      })),
     };
   }
 
   private countsOf(entry: SecretEntry): Counts {
     let counts = this.counts.get(entry);
     if (counts === undefined) {
-      counts = { requests: 0, refused: 0, logins: 0, loginFailures: 0, relogins: 0 };
+      counts = {
+        requests: 0,
+        refused: 0,
+        answered: 0,
+        rejected: { unauthorized: 0, loginPage: 0 },
+        logins: 0,
+        loginFailures: 0,
+        relogins: 0,
+      };
       this.counts.set(entry, counts);
     }
     return counts;

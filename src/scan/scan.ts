@@ -1,4 +1,4 @@
-import type { AuthFigures, AuthLedger } from './auth-ledger.js';
+import type { AuthFigures, AuthLedger, EntryFigures, RejectionCounts } from './auth-ledger.js';
 import type { ScanRecorder, ScanStart } from './recorder.js';
 import { plannedRuns, runScan, type ScanPlan, type ScanRunSettings } from './run-scan.js';
 
@@ -76,18 +76,42 @@ export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promi
 }
 
 /**
- * Why a scan (or a worker's chunk) that ran every template was still not the one asked for:
- * `authentication failed: dynamic[0] of s.yaml: why; 6 requests in its scope were not sent`.
+ * Why a scan (or a worker's chunk) that ran every template was still not the one asked for: an
+ * entry's login failed (`authentication failed: dynamic[0] of s.yaml: why; 6 requests in its scope
+ * were not sent`), or the target refused an entry's secret on every answer it gave to a request
+ * that carried it (a static secret that is wrong or expired; a login that worked but whose session
+ * the target does not take).
  */
 export function authenticationFailure(figures: AuthFigures): string | undefined {
-  const failed = figures.entries.filter((e) => e.failure !== undefined);
+  const failed = figures.entries.filter((e) => e.failure !== undefined || refusedEverywhere(e));
   if (failed.length === 0) return undefined;
-  const each = failed.map((e) => {
-    if (e.refused === 0) return `${e.entry.label}: ${e.failure}`;
-    const refused = e.refused === 1 ? '1 request' : `${e.refused} requests`;
-    return `${e.entry.label}: ${e.failure}; ${refused} in its scope ${e.refused === 1 ? 'was' : 'were'} not sent`;
-  });
+  const each = failed.map((e) => (e.failure === undefined ? rejection(e) : loginFailure(e, e.failure)));
   return `authentication failed: ${each.join('; ')}`;
+}
+
+function loginFailure(e: EntryFigures, failure: string): string {
+  if (e.refused === 0) return `${e.entry.label}: ${failure}`;
+  const refused = e.refused === 1 ? '1 request' : `${e.refused} requests`;
+  return `${e.entry.label}: ${failure}; ${refused} in its scope ${e.refused === 1 ? 'was' : 'were'} not sent`;
+}
+
+/** Every answer to the entry's requests refused its secret (and there was at least one). */
+function refusedEverywhere(e: EntryFigures): boolean {
+  return e.answered > 0 && e.rejected.unauthorized + e.rejected.loginPage === e.answered;
+}
+
+/** `static[0] of s.yaml: the target refused its secret on all 5 requests that carried it (…)`. */
+export function rejection(e: Pick<EntryFigures, 'entry' | 'answered' | 'rejected'>): string {
+  const all = e.answered === 1 ? 'the 1 request' : `all ${e.answered} requests`;
+  return `${e.entry.label}: the target refused its secret on ${all} that carried it (${rejectionCauses(e.rejected)}): the secret is probably wrong or expired, or not the kind this target takes`;
+}
+
+/** `401 Unauthorized` / `5 answered 401 Unauthorized, 2 redirected to a login page`. */
+export function rejectionCauses(rejected: RejectionCounts): string {
+  const { unauthorized, loginPage } = rejected;
+  if (loginPage === 0) return '401 Unauthorized';
+  if (unauthorized === 0) return 'redirected to a login page';
+  return `${unauthorized} answered 401 Unauthorized, ${loginPage} redirected to a login page`;
 }
 
 function messageOf(error: unknown): string {

@@ -35,7 +35,7 @@ import {
   transportDispatch,
   withSecrets,
 } from '../send/index.js';
-import { AuthLedger } from './auth-ledger.js';
+import { AuthLedger, EARLY_REJECTIONS, type RejectionCounts } from './auth-ledger.js';
 import { type OastPlan, type OpenOast, openOast } from './oast.js';
 import type { TemplateRunOptions } from './run-scan.js';
 import { httpProbe, resolveTarget, type TargetResolution } from './target.js';
@@ -97,6 +97,11 @@ export interface SessionListener {
   onOastReady?(description: string): void;
   /** A poll of the interactsh server failed (the session keeps polling). */
   onOastPollError?(message: string): void;
+  /**
+   * The target refused an entry's secret on each of the first answers to requests that carried it
+   * (`EARLY_REJECTIONS` of them): once per entry, while the scan goes on.
+   */
+  onSecretRejected?(entry: SecretEntry, rejected: RejectionCounts, answers: number): void;
 }
 
 /** `-ps` logins that failed: nothing of the scan was sent. */
@@ -222,7 +227,9 @@ async function openSession(
       : new HostErrorBudget(settings.maxHostErrors, (host) => listener.onHostSkipped?.(host));
   const sent = chain(wire, [hostErrors?.interceptor, retrying(settings.retries)]);
   const probe = httpProbe(wire, { timeoutMs: settings.timeoutMs });
-  const ledger = new AuthLedger(settings.secrets?.set);
+  const ledger = new AuthLedger(settings.secrets?.set, (entry, rejected) =>
+    listener.onSecretRejected?.(entry, rejected, EARLY_REJECTIONS),
+  );
   const resolveScheme = (target: string, signal?: AbortSignal) => resolveTarget(target, probe, signal);
   const resolver =
     settings.secrets === undefined

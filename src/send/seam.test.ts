@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TemplateLoginRunner } from '../engine/index.js';
-import { HttpClient, type HttpRequest, RateLimiter, TransportError } from '../http/index.js';
+import {
+  HttpClient,
+  type HttpRequest,
+  type HttpResponse,
+  RateLimiter,
+  TransportError,
+} from '../http/index.js';
 import { type SeenRequest, startHost, type TestHost } from '../scan/testing/hosts.js';
 import { loadSecretFiles, type ScopedSecret, SecretResolver } from '../secretfile/index.js';
 import {
@@ -109,7 +115,7 @@ dynamic:
 
 /** What the observer of the secrets interceptor saw, by entry. */
 function observed() {
-  const seen = { sent: [] as string[], refused: [] as string[] };
+  const seen = { sent: [] as string[], refused: [] as string[], answered: [] as string[] };
   const label = (secret: ScopedSecret | undefined) =>
     secret === undefined ? 'none' : `${secret.origin.section}[${secret.origin.index}]`;
   return {
@@ -117,6 +123,8 @@ function observed() {
     observer: {
       sent: (secret: ScopedSecret | undefined) => seen.sent.push(label(secret)),
       refused: (secret: ScopedSecret) => seen.refused.push(label(secret)),
+      answered: (secret: ScopedSecret, response: HttpResponse) =>
+        seen.answered.push(`${label(secret)} ${response.statusCode}`),
     },
   };
 }
@@ -144,6 +152,7 @@ describe('the secret of each request', () => {
       [undefined, undefined],
     ]);
     expect(seen.sent).toEqual(['dynamic[0]', 'static[0]', 'none']);
+    expect(seen.answered).toEqual(['dynamic[0] 200', 'static[0] 200']);
   });
 
   it('is given back with the response: the request as it went on the wire', async () => {
@@ -212,6 +221,17 @@ describe('a lost session', () => {
     const sent = await dispatch(get(appHost, '/never'), {});
     expect(sent.response.statusCode).toBe(401);
     expect(appHost.requests.filter((r) => r.path === '/never')).toHaveLength(2);
+  });
+
+  it('tells the observer the answer the sender gets: the resend after the new login, not the one before', async () => {
+    const { seen, observer } = observed();
+    const dispatch = chain(transportDispatch(client), [withSecrets(await resolverWith('hunter2'), observer)]);
+    await dispatch(get(appHost, '/data'), {});
+    app.newest = 'rotated';
+    await dispatch(get(appHost, '/data'), {});
+    await dispatch(get(appHost, '/never'), {});
+    expect(seen.sent).toEqual(['dynamic[0]', 'dynamic[0]', 'dynamic[0]', 'dynamic[0]', 'dynamic[0]']);
+    expect(seen.answered).toEqual(['dynamic[0] 200', 'dynamic[0] 200', 'dynamic[0] 401']);
   });
 });
 

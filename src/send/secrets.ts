@@ -10,10 +10,14 @@ import {
 } from './dispatch.js';
 import { urlOf } from './wire.js';
 
-/** Told of every decision: a request sent with the secret (or none), or refused. */
+/**
+ * Told of every decision — a request sent with the secret (or none), or refused — and of the answer
+ * to each request that carried a secret: the one its sender gets, after any re-login and resend.
+ */
 export interface SecretObserver {
   sent(secret: ScopedSecret | undefined): void;
   refused(secret: ScopedSecret): void;
+  answered(secret: ScopedSecret, response: HttpResponse): void;
 }
 
 /**
@@ -53,13 +57,20 @@ export function withSecrets(resolver: SecretResolver, observer?: SecretObserver)
       }
       observer?.sent(applied.kind === 'applied' ? applied.entry : undefined);
       const sending = next(applied.request, options);
-      if (resent || applied.kind !== 'applied' || !canReauth(applied.entry)) return sending;
-      const { entry, generation } = applied;
+      if (applied.kind !== 'applied') return sending;
+      const { entry } = applied;
+      const answer = (sent: Sent): Sent => {
+        observer?.answered(entry, sent.response);
+        return sent;
+      };
+      if (resent || !canReauth(entry)) return observer === undefined ? sending : sending.then(answer);
+      const { generation } = applied;
       return sending.then((sent) => {
-        if (!resolver.signalsLoggedOut(entry, responseFacts(entry, sent.response))) return sent;
+        if (!resolver.signalsLoggedOut(entry, responseFacts(entry, sent.response))) return answer(sent);
+        // The resend is answered on its own; this answer is not the one the sender gets.
         return resolver
           .relogin(entry, generation)
-          .then((relogin) => (relogin.ok ? send(original, options, true) : sent));
+          .then((relogin) => (relogin.ok ? send(original, options, true) : answer(sent)));
       });
     };
     return (outgoing, options) => {

@@ -21,6 +21,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0014_retest_requests': { up: retestRequests },
   '0015_finding_counts': { up: findingCounts },
   '0016_served_fields_ascending_sorts': { up: servedFieldsAscendingSorts },
+  '0017_scan_auth_rejected': { up: scanAuthRejected },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -676,4 +677,17 @@ async function servedFieldsAscendingSorts(db: Kysely<any>): Promise<void> {
   // Without statistics on the new indexes SQLite's planner takes them for searches and
   // descending sorts, which the older indexes serve without sorting.
   await sql`analyze scan`.execute(db);
+}
+
+/**
+ * Per secret-file entry of a scan, the answers by which the target refused its secret (a 401, a
+ * redirect to a login page): a scan whose every answer refused an entry's secret failed, and this
+ * says by how much a partly refused one was not authenticated. Scans recorded before count 0.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanAuthRejected(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .alterTable('scan_auth')
+    .addColumn('rejected', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
 }

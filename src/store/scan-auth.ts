@@ -16,7 +16,10 @@ export interface AuthEntry {
 
 export interface EntryCounts {
   readonly requests: number;
+  /** Requests not sent because the entry's login failed. */
   readonly refused: number;
+  /** Answers by which the target refused the entry's secret: a 401, a redirect to a login page. */
+  readonly rejected: number;
   readonly logins: number;
   readonly loginFailures: number;
   readonly relogins: number;
@@ -56,6 +59,7 @@ export class ScanAuth {
         scope: '',
         requests: figures.unauthenticated,
         refused: 0,
+        rejected: 0,
         logins: 0,
         login_failures: 0,
         relogins: 0,
@@ -68,6 +72,7 @@ export class ScanAuth {
         scope: e.scope,
         requests: e.requests,
         refused: e.refused,
+        rejected: e.rejected,
         logins: e.logins,
         login_failures: e.loginFailures,
         relogins: e.relogins,
@@ -82,6 +87,7 @@ export class ScanAuth {
             conflict.columns(['scan_id', 'fingerprint']).doUpdateSet((eb) => ({
               requests: eb('scan_auth.requests', '+', eb.ref('excluded.requests')),
               refused: eb('scan_auth.refused', '+', eb.ref('excluded.refused')),
+              rejected: eb('scan_auth.rejected', '+', eb.ref('excluded.rejected')),
               logins: eb('scan_auth.logins', '+', eb.ref('excluded.logins')),
               login_failures: eb('scan_auth.login_failures', '+', eb.ref('excluded.login_failures')),
               relogins: eb('scan_auth.relogins', '+', eb.ref('excluded.relogins')),
@@ -130,6 +136,7 @@ export async function insertPlannedEntries(
           planned: 1 as const,
           requests: 0,
           refused: 0,
+          rejected: 0,
           logins: 0,
           login_failures: 0,
           relogins: 0,
@@ -151,6 +158,7 @@ function authenticationOf(rows: readonly ScanAuthTable[]): ScanAuthentication {
       planned: row.planned === 1,
       requests: Number(row.requests),
       refused: Number(row.refused),
+      rejected: Number(row.rejected),
       logins: row.logins,
       loginFailures: row.login_failures,
       relogins: row.relogins,

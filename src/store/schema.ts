@@ -147,6 +147,8 @@ export interface ScanAuthTable {
   planned: Flag;
   requests: number;
   refused: number;
+  /** Answers by which the target refused the entry's secret (migration 0017). */
+  rejected: number;
   logins: number;
   login_failures: number;
   relogins: number;

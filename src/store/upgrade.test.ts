@@ -70,6 +70,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0014_retest_requests',
       '0015_finding_counts',
       '0016_served_fields_ascending_sorts',
+      '0017_scan_auth_rejected',
     ]);
   });
   afterAll(async () => {

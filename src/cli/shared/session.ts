@@ -10,6 +10,7 @@ import {
   OastUnavailable,
   PrefetchFailed,
   plannedEntries,
+  rejectionCauses,
   type ScanSession,
   type SessionListener,
   type SessionSettings,
@@ -130,6 +131,10 @@ export async function withCommandSession<T>(
     onDump: (dumped) => output.dumped(dumped),
     onOastReady: (description) => output.info(`out-of-band callbacks go to ${description}`),
     onOastPollError: (message) => output.warn(`out-of-band: ${message}`),
+    onSecretRejected: (entry, rejected, answers) =>
+      output.alert(
+        `${entry.label}: the target refused its secret on each of the first ${answers} requests that carried it (${rejectionCauses(rejected)}); the scan goes on, and fails at its end if every answer refuses it`,
+      ),
   };
   try {
     return await withScanSession(settings, listener, work);

@@ -75,6 +75,7 @@ function authenticationLine(authentication: ScanAuthentication) {
       ...(e.planned ? { planned: true } : {}),
       requests: e.requests,
       refused: e.refused,
+      rejected: e.rejected,
       logins: e.logins,
       login_failures: e.loginFailures,
       relogins: e.relogins,
