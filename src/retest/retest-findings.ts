@@ -8,9 +8,11 @@ import { setMaxListeners } from 'node:events';
 import { rfc3339, runTemplate, type TemplateRun } from '../engine/index.js';
 import { type ResultEvent, redactEvent } from '../event/index.js';
 import { BulkQueue, type TargetResolution, type TemplateRunOptions } from '../scan/index.js';
+import { entryOf } from '../secretfile/index.js';
+import type { Dispatch } from '../send/index.js';
 import { TargetError } from '../targets/index.js';
 import { loadStoredTemplate, type StoredTemplate } from './stored-template.js';
-import { extractorNames, judge, type RunFacts, type Verdict } from './verdict.js';
+import { extractorNames, judge, type RunFacts, type SecretRejected, type Verdict } from './verdict.js';
 
 /** A stored finding, as far as a retest needs it (the store's `Finding` is one). */
 export interface RetestSubject {
@@ -157,21 +159,25 @@ async function retestGroup<S extends RetestSubject>(
 }
 
 /** What the run did, with `redact` applied to everything that is shown or stored. */
-function redactedFacts(run: TemplateRun, redact: ((text: string) => string) | undefined): RunFacts {
+function redactedFacts(run: StoredRun, redact: ((text: string) => string) | undefined): RunFacts {
   if (redact === undefined) return run;
   return {
+    rejected: run.rejected,
     events: run.events.map((event) => redactEvent(event, redact)),
     failures: run.failures.map((f) => ({ ...f, url: redact(f.url), message: redact(f.message) })),
     skipped: run.skipped.map((s) => ({ ...s, reason: redact(s.reason) })),
   };
 }
 
+/** A run of a stored template, and the answers in it that turned away a secret. */
+type StoredRun = TemplateRun & { readonly rejected: readonly SecretRejected[] };
+
 /** The run, why it could not be made, or undefined when it was stopped. */
 async function runStored(
   stored: Extract<StoredTemplate, { status: 'ok' }>,
   target: string,
   settings: RetestSettings,
-): Promise<TemplateRun | string | undefined> {
+): Promise<StoredRun | string | undefined> {
   const { signal } = settings;
   const redact = settings.redact ?? ((text: string) => text);
   try {
@@ -183,12 +189,20 @@ async function runStored(
       if (!resolution.ok) return redact(`target ${target}: ${resolution.message}`);
       url = resolution.url;
     }
+    const rejected: SecretRejected[] = [];
+    const dispatch: Dispatch = (outgoing, options) =>
+      settings.run.dispatch(outgoing, options).then((sent) => {
+        if (sent.rejected !== undefined)
+          rejected.push({ entry: entryOf(sent.rejected.secret).label, rejection: sent.rejected.rejection });
+        return sent;
+      });
     const run = await runTemplate(stored.template, url, {
       ...settings.run,
+      dispatch,
       matcherStatus: true,
       ...(signal === undefined ? {} : { signal }),
     });
-    return run.aborted || stopped(signal) ? undefined : run;
+    return run.aborted || stopped(signal) ? undefined : { ...run, rejected };
   } catch (error) {
     if (stopped(signal)) return undefined;
     const message = redact(error instanceof Error ? error.message : String(error));

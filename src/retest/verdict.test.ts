@@ -29,6 +29,7 @@ const facts = (events: ResultEvent[], extra: Partial<RunFacts> = {}): RunFacts =
   events,
   failures: [],
   skipped: [],
+  rejected: [],
   ...extra,
 });
 
@@ -87,6 +88,24 @@ describe('a retest verdict', () => {
     expect(verdict).toEqual({
       resultType: 'error',
       reason: 'https://app.test/a: not sent: the login of dynamic[0] failed (and 2 more failed requests)',
+    });
+  });
+
+  it('is an error, not fixed, when nothing matched and the target turned away the secret of a request', () => {
+    const run = facts([event({ 'matcher-status': false })], {
+      rejected: [
+        { entry: 'static[0] of s.yaml', rejection: 'unauthorized' },
+        { entry: 'static[0] of s.yaml', rejection: 'unauthorized' },
+      ],
+    });
+    expect(judge(findingOf(event()), run, none)).toEqual({
+      resultType: 'error',
+      reason:
+        'the target turned away the secret of static[0] of s.yaml (2 requests answered 401 Unauthorized): the re-run did not see what the scan saw, so whether it is fixed cannot be told; check the secret',
+    });
+    const found = event();
+    expect(judge(findingOf(found), { ...run, events: [found] }, none)).toMatchObject({
+      resultType: 'matched',
     });
   });
 

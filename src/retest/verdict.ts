@@ -15,12 +15,14 @@
  * still matches, `/b` reproduces and `/a` is fixed.
  *
  * When nothing reproduced, the retest is an `error` rather than `not_matched` if a request could
- * not be made (transport failure, a secret's login failed, an unbuildable request) or was left out
- * for want of a value the target does not provide (`-var`): without those answers "fixed" would be
- * a guess.
+ * not be made (transport failure, a secret's login failed, an unbuildable request), if the target
+ * turned away the secret a request carried (a 401, a redirect to its login page: the re-run did not
+ * see what the scan saw behind the login), or if a request was left out for want of a value the
+ * target does not provide (`-var`): without those answers "fixed" would be a guess.
  */
 import type { RequestFailure, SkippedRequest } from '../engine/index.js';
 import type { ResultEvent } from '../event/index.js';
+import type { Rejection } from '../send/index.js';
 import { vulnHash } from '../store/index.js';
 
 export type Verdict =
@@ -45,6 +47,14 @@ export interface RunFacts {
   readonly events: readonly ResultEvent[];
   readonly failures: readonly RequestFailure[];
   readonly skipped: readonly SkippedRequest[];
+  /** Answers that turned away the secret their request carried: the entry's label, and how. */
+  readonly rejected: readonly SecretRejected[];
+}
+
+export interface SecretRejected {
+  /** `static[0] of secrets.yaml`. */
+  readonly entry: string;
+  readonly rejection: Rejection;
 }
 
 export interface VerdictContext {
@@ -66,12 +76,21 @@ export function judge(finding: FindingIdentity, run: RunFacts, context: VerdictC
   const failure = run.failures[0];
   if (failure !== undefined)
     return { resultType: 'error', reason: failureReason(failure, run.failures.length) };
+  const [rejected] = run.rejected;
+  if (rejected !== undefined)
+    return { resultType: 'error', reason: rejectedReason(rejected, run.rejected.length) };
   const missing = run.skipped.find(
     (skip) => !skip.unresolved.every((p) => context.extractedNames.has(nameOf(p))),
   );
   if (missing !== undefined)
     return { resultType: 'error', reason: `a request was not sent: ${missing.reason}` };
   return { resultType: 'not_matched' };
+}
+
+function rejectedReason(first: SecretRejected, count: number): string {
+  const how = first.rejection === 'unauthorized' ? 'answered 401 Unauthorized' : 'redirected to a login page';
+  const answers = count === 1 ? 'a request' : `${count} requests`;
+  return `the target turned away the secret of ${first.entry} (${answers} ${how}): the re-run did not see what the scan saw, so whether it is fixed cannot be told; check the secret`;
 }
 
 function checkOf(event: Pick<ResultEvent, 'matcher-name' | 'extractor-name'>): string {

@@ -1,4 +1,3 @@
-import type { HttpResponse } from '../http/index.js';
 import {
   entriesOf,
   entryOf,
@@ -8,8 +7,8 @@ import {
   type SecretEntry,
   type SecretSet,
 } from '../secretfile/index.js';
+import type { Rejection } from '../send/index.js';
 import type { AuthenticationFigures } from '../store/index.js';
-import { type Refusal, refusalOf } from './refusal.js';
 
 /** What one secret-file entry did in a scan. */
 export interface EntryFigures {
@@ -29,7 +28,7 @@ export interface EntryFigures {
   readonly failure?: string;
 }
 
-/** Responses by which the target refused an entry's secret (see {@link Refusal}). */
+/** Responses by which the target turned away an entry's secret (see {@link Rejection}). */
 export interface RejectionCounts {
   /** Answered 401. */
   readonly unauthorized: number;
@@ -131,13 +130,12 @@ export class AuthLedger {
   }
 
   /** The target answered a request that carried `secret` (the answer the template gets). */
-  answered(secret: ScopedSecret, response: HttpResponse): void {
+  answered(secret: ScopedSecret, rejection: Rejection | undefined): void {
     const entry = entryOf(secret);
     const counts = this.countsOf(entry);
     counts.answered++;
-    const refusal: Refusal | undefined = refusalOf(response);
-    if (refusal === 'unauthorized') counts.rejected.unauthorized++;
-    else if (refusal === 'login-page') counts.rejected.loginPage++;
+    if (rejection === 'unauthorized') counts.rejected.unauthorized++;
+    else if (rejection === 'login-page') counts.rejected.loginPage++;
     const { unauthorized, loginPage } = counts.rejected;
     if (counts.answered !== EARLY_REJECTIONS || unauthorized + loginPage !== counts.answered) return;
     if (this.reported.has(entry)) return;

@@ -6,6 +6,8 @@
  * request on with `next`, so each rule lives in one place, whoever sends.
  */
 import type { HttpRequest, HttpResponse, RawHttpRequest, SendOptions } from '../http/index.js';
+import type { ScopedSecret } from '../secretfile/index.js';
+import type { Rejection } from './rejection.js';
 
 /** A request on its way out: as a template built it, or an `unsafe` request's bytes. */
 export type Outgoing = HttpRequest | RawHttpRequest;
@@ -18,6 +20,8 @@ export function isRaw(outgoing: Outgoing): outgoing is RawHttpRequest {
 export interface Sent {
   readonly request: Outgoing;
   readonly response: HttpResponse;
+  /** The response turned away the secret the request carried (see `rejectionOf`). */
+  readonly rejected?: { readonly secret: ScopedSecret; readonly rejection: Rejection };
 }
 
 /** How one request is sent: the transport's options and what interceptors read of the request. */

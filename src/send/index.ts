@@ -13,10 +13,12 @@ export {
   isRaw,
   type Outgoing,
   Refused,
+  type Sent,
   transportDispatch,
 } from './dispatch.js';
 export { HostErrorBudget, HostSkipped, type SkippedHost } from './host-errors.js';
 export { rateLimited } from './rate.js';
+export { type Rejection, rejectionOf } from './rejection.js';
 export { retrying } from './retries.js';
 export { withSecrets } from './secrets.js';
 export { onTheWire } from './wire.js';

@@ -12,7 +12,6 @@ import { TemplateLoginRunner } from '../engine/index.js';
 import {
   HttpClient,
   type HttpRequest,
-  type HttpResponse,
   RateLimiter,
   TransportError,
 } from '../http/index.js';
@@ -23,6 +22,7 @@ import {
   type Dispatch,
   onTheWire,
   Refused,
+  type Rejection,
   rateLimited,
   retrying,
   transportDispatch,
@@ -123,8 +123,8 @@ function observed() {
     observer: {
       sent: (secret: ScopedSecret | undefined) => seen.sent.push(label(secret)),
       refused: (secret: ScopedSecret) => seen.refused.push(label(secret)),
-      answered: (secret: ScopedSecret, response: HttpResponse) =>
-        seen.answered.push(`${label(secret)} ${response.statusCode}`),
+      answered: (secret: ScopedSecret, rejection: Rejection | undefined) =>
+        seen.answered.push(`${label(secret)} ${rejection ?? 'taken'}`),
     },
   };
 }
@@ -152,7 +152,7 @@ describe('the secret of each request', () => {
       [undefined, undefined],
     ]);
     expect(seen.sent).toEqual(['dynamic[0]', 'static[0]', 'none']);
-    expect(seen.answered).toEqual(['dynamic[0] 200', 'static[0] 200']);
+    expect(seen.answered).toEqual(['dynamic[0] taken', 'static[0] taken']);
   });
 
   it('is given back with the response: the request as it went on the wire', async () => {
@@ -231,7 +231,7 @@ describe('a lost session', () => {
     await dispatch(get(appHost, '/data'), {});
     await dispatch(get(appHost, '/never'), {});
     expect(seen.sent).toEqual(['dynamic[0]', 'dynamic[0]', 'dynamic[0]', 'dynamic[0]', 'dynamic[0]']);
-    expect(seen.answered).toEqual(['dynamic[0] 200', 'dynamic[0] 200', 'dynamic[0] 401']);
+    expect(seen.answered).toEqual(['dynamic[0] taken', 'dynamic[0] taken', 'dynamic[0] unauthorized']);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   Refused,
   type Sent,
 } from './dispatch.js';
+import { type Rejection, rejectionOf } from './rejection.js';
 import { urlOf } from './wire.js';
 
 /**
@@ -17,7 +18,8 @@ import { urlOf } from './wire.js';
 export interface SecretObserver {
   sent(secret: ScopedSecret | undefined): void;
   refused(secret: ScopedSecret): void;
-  answered(secret: ScopedSecret, response: HttpResponse): void;
+  /** `rejection`: how the answer turned the secret away, if it did. */
+  answered(secret: ScopedSecret, rejection: Rejection | undefined): void;
 }
 
 /**
@@ -60,10 +62,11 @@ export function withSecrets(resolver: SecretResolver, observer?: SecretObserver)
       if (applied.kind !== 'applied') return sending;
       const { entry } = applied;
       const answer = (sent: Sent): Sent => {
-        observer?.answered(entry, sent.response);
-        return sent;
+        const rejection = rejectionOf(sent.response);
+        observer?.answered(entry, rejection);
+        return rejection === undefined ? sent : { ...sent, rejected: { secret: entry, rejection } };
       };
-      if (resent || !canReauth(entry)) return observer === undefined ? sending : sending.then(answer);
+      if (resent || !canReauth(entry)) return sending.then(answer);
       const { generation } = applied;
       return sending.then((sent) => {
         if (!resolver.signalsLoggedOut(entry, responseFacts(entry, sent.response))) return answer(sent);

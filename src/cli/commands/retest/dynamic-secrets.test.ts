@@ -158,6 +158,25 @@ describe('retesting findings behind a dynamic login', () => {
     expect(after).toEqual(before);
   });
 
+  it('records an error, never fixed, when the target turns away the secret: a session cookie it no longer knows', async () => {
+    ws.file(
+      'stale.secrets.yaml',
+      `static:\n  - type: cookie\n    domains: ["${appHost.authority}"]\n    cookies: [{key: session, value: s9-expired}]\n`,
+    );
+    const findings = await store.findings.ofScan(scanId, { limit: 10 });
+    const before = await Promise.all(findings.map(async (f) => (await store.findings.get(f.id))?.vulnStatus));
+    const result = await keyhole('retest', '--scan', scanId, '-sf', 'stale.secrets.yaml');
+    expect(result.code).toBe(2);
+    expect(lines(result.out)).toHaveLength(2);
+    for (const line of lines(result.out)) {
+      expect(line).toMatch(
+        / → error: the target turned away the secret of static\[0\] of stale\.secrets\.yaml \(a request answered 401 Unauthorized\): .*whether it is fixed cannot be told/,
+      );
+    }
+    const after = await Promise.all(findings.map(async (f) => (await store.findings.get(f.id))?.vulnStatus));
+    expect(after).toEqual(before);
+  });
+
   it('refuses to retest findings found with a secret without -sf (exit 1, nothing sent or recorded)', async () => {
     const findings = await store.findings.ofScan(scanId, { limit: 10 });
     const recorded = (await store.retests.ofFinding(findings[0]?.id ?? '')).length;

@@ -23,6 +23,8 @@ let url: string;
 beforeAll(async () => {
   const handler = async (request: { path: string; headers: Readonly<Record<string, string>> }) => {
     await sleep(50);
+    if (request.path.startsWith('/vault/'))
+      return request.headers['x-api-key'] === SECRET ? { body: 'ok vault' } : { status: 401, body: 'no' };
     if (request.path.endsWith('/found'))
       return { body: `ok found, you sent ${request.headers['x-api-key'] ?? 'nothing'}` };
     return { status: 404, body: 'nothing' };
@@ -322,6 +324,33 @@ describe('keyhole scan --queue and keyhole worker', () => {
     // Two logins (one per try), and nothing else: no template request went out without the session.
     expect(one.requests.map((r) => r.path)).toEqual(['/login', '/login']);
     expect(w.io.err().match(/\[ERR\] login failed for dynamic\[0\] of dynamic\.yaml/g)).toHaveLength(2);
+  });
+
+  it('fails a chunk whose every answer turned its secret away (401), and the scan once it failed --max-attempts times', async () => {
+    ws.file(
+      'old-key.yaml',
+      `static:\n  - type: header\n    domains: ["${one.authority}"]\n    headers: [{key: X-Api-Key, value: revoked-key-08}]\n`,
+    );
+    const queued = await ws.cli(
+      ['scan', '--queue', '--db', url, '-u', `${one.origin}/vault/a`, '-t', 'found.yaml'].concat([
+        '--name',
+        'revoked',
+        '-sf',
+        'old-key.yaml',
+      ]),
+    );
+    expect(queued.code, queued.err).toBe(0);
+    const scanId = queued.out.trim();
+    const w = worker('-sf', 'old-key.yaml', '--max-attempts', '1');
+    await until(async () => (await store.scans.require(scanId)).status === 'failed');
+    expect(await w.stop()).toBe(0);
+    expect((await store.scans.require(scanId)).failureReason).toMatch(
+      /^chunk 1 of 1 failed once: authentication failed: static\[0\] of old-key\.yaml: the target refused its secret on the 1 request that carried it \(401 Unauthorized\)/,
+    );
+    const listed = await ws.cli(['scans', 'list', '--json', '--db', url, '--search', 'revoked']);
+    expect(JSON.parse(listed.out.trim()).authentication.entries).toEqual([
+      expect.objectContaining({ entry: 'static[0] of old-key.yaml', requests: 1, rejected: 1 }),
+    ]);
   });
 
   it('notes the bodies a chunk cut at their limit, and stores its findings on them marked', async () => {

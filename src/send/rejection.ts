@@ -1,7 +1,8 @@
 import { type HttpResponse, headerValue } from '../http/index.js';
 
 /**
- * How a target refused a request that carried a secret:
+ * How a target turned away the secret a request carried (a request refused before the wire, because
+ * its login failed, is `Refused`):
  * - `unauthorized`: it answered 401, the status that says the credentials sent are missing or not
  *   accepted;
  * - `login-page`: it redirected a request for something else to what looks like its login page, as
@@ -11,9 +12,9 @@ import { type HttpResponse, headerValue } from '../http/index.js';
  * gets too. A redirect from a login page to a login page (a template posting a default password) is
  * the page at work, not a refusal of the secret.
  */
-export type Refusal = 'unauthorized' | 'login-page';
+export type Rejection = 'unauthorized' | 'login-page';
 
-export function refusalOf(response: HttpResponse): Refusal | undefined {
+export function rejectionOf(response: HttpResponse): Rejection | undefined {
   const status = response.statusCode;
   if (status === 401) return 'unauthorized';
   if (status < 300 || status > 399 || status === 304) return undefined;
