@@ -9,12 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TemplateLoginRunner } from '../engine/index.js';
-import {
-  HttpClient,
-  type HttpRequest,
-  RateLimiter,
-  TransportError,
-} from '../http/index.js';
+import { HttpClient, type HttpRequest, RateLimiter, TransportError } from '../http/index.js';
 import { type SeenRequest, startHost, type TestHost } from '../scan/testing/hosts.js';
 import { loadSecretFiles, type ScopedSecret, SecretResolver } from '../secretfile/index.js';
 import {
