@@ -1,8 +1,8 @@
 import {
   entriesOf,
   entryOf,
+  eventEntry,
   type LoginEvent,
-  loginEntry,
   type ScopedSecret,
   type SecretEntry,
   type SecretSet,
@@ -15,16 +15,16 @@ export interface EntryFigures {
   readonly entry: SecretEntry;
   /** Requests sent with its secret. */
   readonly requests: number;
-  /** Requests in its scope not sent, because its login failed. */
+  /** Requests in its scope not sent, because its login (or a static entry's secret check) failed. */
   readonly refused: number;
   /** Of its requests, those answered (not lost in transport), and how many the target refused. */
   readonly answered: number;
   readonly rejected: RejectionCounts;
-  /** Logins run (re-logins included), and how many of them failed. */
+  /** Logins run (re-logins included), and how many of them failed (with a static entry's failed secret checks). */
   readonly logins: number;
   readonly loginFailures: number;
   readonly relogins: number;
-  /** Why its login failed (the last failure, when several did). */
+  /** Why its login or secret check failed (the last failure, when several did). */
   readonly failure?: string;
 }
 
@@ -148,12 +148,16 @@ export class AuthLedger {
     this.countsOf(entryOf(secret)).refused++;
   }
 
+  /**
+   * A login, or a static entry's secret check: a failed check counts as a failed login (its
+   * requests are refused the same way); a check is not a login.
+   */
   login(event: LoginEvent): void {
-    const counts = this.countsOf(loginEntry(event.login));
+    const counts = this.countsOf(eventEntry(event));
     if (event.kind === 'login') {
       counts.logins++;
       if (event.relogin) counts.relogins++;
-    } else if (event.kind === 'login-failed') {
+    } else if (event.kind === 'login-failed' || event.kind === 'secret-check-failed') {
       counts.loginFailures++;
       counts.failure = event.reason;
     } else if (event.kind === 'session-lost') {

@@ -23,6 +23,7 @@ export { authenticationFailure, executeScan, rejectionCauses } from './scan.js';
 export {
   PrefetchFailed,
   plannedEntries,
+  prefetchedWork,
   type ScanSession,
   type SessionListener,
   type SessionSettings,

@@ -13,6 +13,8 @@ import { type HeaderList, HttpClient, type ProxyServer, RateLimiter } from '../h
 import {
   type Coverage,
   coverage,
+  entryOf,
+  eventEntry,
   type Login,
   type LoginEvent,
   loginEntry,
@@ -20,6 +22,7 @@ import {
   type SecretEntry,
   SecretResolver,
   type SecretSet,
+  type StaticSecret,
 } from '../secretfile/index.js';
 import {
   chain,
@@ -63,7 +66,7 @@ export interface SessionSettings {
   readonly overrides?: SendingOverrides;
   /** Mask secret values in what is shown or stored (false with `--no-redact`). */
   readonly redact: boolean;
-  /** `-ps`: log in before the first scan request. */
+  /** `-ps`: log in, and check the static secrets that have a `verify:`, before the first scan request. */
   readonly prefetch: boolean;
   readonly secrets: { readonly set: SecretSet; readonly redactor: Redactor } | undefined;
   /** The targets, when known before the first request (a worker learns its own per chunk). */
@@ -87,7 +90,10 @@ export interface SessionListener {
   onRequest?(): void;
   /** Before the first request: which entries apply to which targets (when the targets are known). */
   onCoverage?(coverage: Coverage): void;
-  /** A login started, ended or failed; `prefetching` while `-ps` runs them (a failure then stops the session). */
+  /**
+   * A login or a static entry's secret check started, ended or failed; `prefetching` while `-ps`
+   * runs them (a failure then stops the session).
+   */
   onLogin?(event: LoginEvent, entry: SecretEntry, prefetching: boolean): void;
   /** A request or response on the wire, redacted unless `--no-redact` (`-debug`). */
   onDump?(dumped: Dumped): void;
@@ -104,12 +110,19 @@ export interface SessionListener {
   onSecretRejected?(entry: SecretEntry, rejected: RejectionCounts, answers: number): void;
 }
 
-/** `-ps` logins that failed: nothing of the scan was sent. */
+/** `-ps` logins or secret checks that failed: nothing of the scan was sent. */
 export class PrefetchFailed extends Error {
   override readonly name = 'PrefetchFailed';
   constructor(readonly failures: readonly { readonly entry: SecretEntry; readonly reason: string }[]) {
-    super(`the logins of -ps failed: ${failures.map((f) => f.entry.label).join(', ')}`);
+    super(`the ${prefetchedWork(failures)} of -ps failed: ${failures.map((f) => f.entry.label).join(', ')}`);
   }
+}
+
+/** `logins`, `secret checks`, or both: what of `-ps` failed. */
+export function prefetchedWork(failures: readonly { readonly entry: SecretEntry }[]): string {
+  const checks = failures.filter((f) => f.entry.kind === 'static').length;
+  if (checks === 0) return 'logins';
+  return checks === failures.length ? 'secret checks' : 'logins and secret checks';
 }
 
 /** A session's settings for the template runs it makes. */
@@ -297,7 +310,7 @@ async function readyResolver(
     }),
     onEvent: (event) => {
       ledger.login(event);
-      listener.onLogin?.(event, loginEntry(event.login), prefetching);
+      listener.onLogin?.(event, eventEntry(event), prefetching);
     },
   });
   const covered = settings.targets === undefined ? undefined : coverage(secrets.set, settings.targets);
@@ -305,12 +318,29 @@ async function readyResolver(
   if (!settings.prefetch) return resolver;
   const logins = await prefetchTargets(secrets.set, covered, parts.resolveScheme, settings.signal);
   prefetching = true;
-  const failures = await resolver.prefetch(logins);
+  // The checks first: a login's own requests may carry a checked static secret.
+  const failedChecks = await resolver.prefetchChecks(checkedSecrets(secrets.set, covered));
+  const failedLogins = await resolver.prefetch(logins);
   prefetching = false;
-  if (failures.length > 0 && !settings.signal.aborted) {
-    throw new PrefetchFailed(failures.map(({ login, reason }) => ({ entry: loginEntry(login), reason })));
-  }
+  const failures = [
+    ...failedChecks.map(({ secret, reason }) => ({ entry: entryOf(secret), reason })),
+    ...failedLogins.map(({ login, reason }) => ({ entry: loginEntry(login), reason })),
+  ];
+  if (failures.length > 0 && !settings.signal.aborted) throw new PrefetchFailed(failures);
   return resolver;
+}
+
+/**
+ * The static entries whose `verify:` runs with `-ps`: those that apply to a target, or, without
+ * known targets (a worker), all of them (their check URL is written in the file).
+ */
+function checkedSecrets(set: SecretSet, covered: Coverage | undefined): StaticSecret[] {
+  return set.entries.filter(
+    (secret): secret is StaticSecret =>
+      secret.kind === 'static' &&
+      secret.verify !== undefined &&
+      (covered === undefined || covered.firstTarget.has(entryOf(secret))),
+  );
 }
 
 /**

@@ -351,7 +351,16 @@ function isLoopback(hostname: string): boolean {
 
 const VERIFY_KEYS = ['url', 'status', 'regex', 'every'] as const;
 
-export function decodeVerify(d: Decoder, node: SourceNode, path: Path): Verify | undefined {
+/**
+ * A `verify:` mapping. `outside` says why a URL is not within the entry's scope (undefined when it
+ * is), so a check that would carry the secret elsewhere is refused here, at its position.
+ */
+export function decodeVerify(
+  d: Decoder,
+  node: SourceNode,
+  path: Path,
+  outside?: (url: URL) => string | undefined,
+): Verify | undefined {
   const map = d.map(node, path, 'a mapping of url, status, regex, every');
   if (map === undefined) return undefined;
   const f = d.fields(map, path, VERIFY_KEYS);
@@ -365,6 +374,11 @@ export function decodeVerify(d: Decoder, node: SourceNode, path: Path): Verify |
   }
   const url = d.text(f.url.value, [...path, 'url'], 'an absolute http(s) URL');
   if (url === undefined || !checkUrl(d, f.url.value, [...path, 'url'], url)) return undefined;
+  const problem = outside?.(new URL(url));
+  if (problem !== undefined) {
+    d.error(f.url.value, [...path, 'url'], problem);
+    return undefined;
+  }
   const status = f.status === undefined ? [] : statusList(d, f.status.value, [...path, 'status']);
   const regex = f.regex === undefined ? undefined : regexField(d, f.regex.value, [...path, 'regex']);
   let everyMs: number | undefined;

@@ -26,10 +26,12 @@ import {
   type SecretSpec,
   type SecretType,
   type Sourced,
+  type StaticDecl,
   type ValueSource,
   type Variable,
 } from './model.js';
 import { DEFAULT_TOTP, TOTP_ALGORITHMS } from './totp.js';
+import { outsideScopes } from './verify.js';
 
 const SECRET_KEYS = [
   'type',
@@ -42,6 +44,7 @@ const SECRET_KEYS = [
   'params',
   'cookies',
 ] as const;
+const STATIC_KEYS = [...SECRET_KEYS, 'verify'] as const;
 const DYNAMIC_KEYS = [
   ...SECRET_KEYS,
   'template',
@@ -105,7 +108,7 @@ export function decodeSecretFile(parsed: ParsedSource): SecretFileDecl<Sourced> 
     file,
     static: staticEntries.flatMap(({ node, index }) => {
       const origin: EntryOrigin = { file, section: 'static', index, pos: node.pos };
-      const entry = decodeSecret(d, node, ['static', index], origin, 'static');
+      const entry = decodeStatic(d, node, ['static', index], origin);
       if (entry !== undefined) warnPlaceholders(d, entry);
       return entry === undefined ? [] : [entry];
     }),
@@ -153,6 +156,23 @@ function decodeSecret(
   const map = d.map(node, path, `a ${what} entry (a mapping with type, domains and the type's fields)`);
   if (map === undefined) return undefined;
   return secretFromFields(d, map, d.fields(map, path, SECRET_KEYS), path, origin);
+}
+
+/** A static entry: its secret, and the `verify:` that proves it good before it is used. */
+function decodeStatic(
+  d: Decoder,
+  node: SourceNode,
+  path: Path,
+  origin: EntryOrigin,
+): StaticDecl<Sourced> | undefined {
+  const map = d.map(node, path, "a static entry (a mapping with type, domains and the type's fields)");
+  if (map === undefined) return undefined;
+  const f = d.fields(map, path, STATIC_KEYS);
+  const secret = secretFromFields(d, map, f, path, origin);
+  if (f.verify === undefined) return secret === undefined ? undefined : { ...secret, verify: undefined };
+  const outside = secret === undefined ? undefined : outsideScopes([secret.scope], 'this entry');
+  const verify = decodeVerify(d, f.verify.value, [...path, 'verify'], outside);
+  return secret === undefined || verify === undefined ? undefined : { ...secret, verify };
 }
 
 function secretFromFields(
@@ -615,7 +635,6 @@ function decodeDynamic(
   const origin: EntryOrigin = { file, section: 'dynamic', index, pos: map.pos };
 
   const method = decodeLoginMethod(d, map, f, path);
-  const verify = f.verify === undefined ? undefined : decodeVerify(d, f.verify.value, [...path, 'verify']);
   const variables =
     f.variables === undefined ? [] : decodeVariables(d, f.variables.value, [...path, 'variables']);
   const input = f.input === undefined ? undefined : decodeValue(d, f.input.value, [...path, 'input']);
@@ -630,15 +649,19 @@ function decodeDynamic(
     if (inline !== undefined) secrets.push(inline);
   }
   let listed = 0;
+  let declared = inlineGiven ? 1 : 0;
   if (f.secrets !== undefined) {
     const list = d.nonEmptyList(f.secrets.value, [...path, 'secrets'], 'a list of templated secrets');
     list?.items.forEach((item, i) => {
       listed++;
+      declared++;
       const itemOrigin: EntryOrigin = { ...origin, secret: i, pos: item.pos };
       const secret = decodeSecret(d, item, [...path, 'secrets', i], itemOrigin, 'templated secret');
       if (secret !== undefined) secrets.push(secret);
     });
   }
+  const verify =
+    f.verify === undefined ? undefined : dynamicVerify(d, f.verify.value, path, secrets, declared);
   if (!inlineGiven && listed === 0 && f.secrets === undefined) {
     d.error(
       map,
@@ -652,6 +675,27 @@ function decodeDynamic(
   if (f.reauth !== undefined && reauth === undefined) return undefined;
   if (f.verify !== undefined && verify === undefined) return undefined;
   return { origin, method, verify, variables, input, reauth, secrets };
+}
+
+/**
+ * A dynamic entry's `verify:`, its URL checked against the scopes of its secrets when every one of
+ * them was read (a secret with errors is reported on its own, and its scope is unknown).
+ */
+function dynamicVerify(
+  d: Decoder,
+  node: SourceNode,
+  path: Path,
+  secrets: readonly SecretDecl<Sourced>[],
+  declared: number,
+): DynamicDecl<Sourced>['verify'] {
+  const known = secrets.length > 0 && secrets.length === declared;
+  const outside = known
+    ? outsideScopes(
+        secrets.map((s) => s.scope),
+        "the entry's secrets",
+      )
+    : undefined;
+  return decodeVerify(d, node, [...path, 'verify'], outside);
 }
 
 function decodeVariables(d: Decoder, node: SourceNode, path: Path): Variable<Sourced>[] | undefined {

@@ -9,6 +9,7 @@ import {
   type SecretSet,
   type SecretType,
 } from './model.js';
+import type { LoginEvent } from './resolver.js';
 
 /**
  * An entry of a secret file as figures and plans name it: never a value, only what it is and where
@@ -45,6 +46,11 @@ export function loginEntry(login: Login): SecretEntry {
   const entry = describe(login.origin, 'dynamic', login.secrets);
   described.set(login, entry);
   return entry;
+}
+
+/** The entry a login or secret check is of. */
+export function eventEntry(event: LoginEvent): SecretEntry {
+  return 'login' in event ? loginEntry(event.login) : entryOf(event.secret);
 }
 
 /** Every entry of a set, in file order, each once. */

@@ -1,6 +1,6 @@
 export { applyCredentialToRaw, basicAuthorization } from './apply.js';
 export { type Coverage, coverage } from './coverage.js';
-export { entriesOf, entryOf, loginEntry, type SecretEntry } from './entries.js';
+export { entriesOf, entryOf, eventEntry, loginEntry, type SecretEntry } from './entries.js';
 export { type DomainItem, type MatchKey, matchKey, matchKeyOfUrl } from './host.js';
 export { type LoadResult, loadSecretFiles } from './load.js';
 export { loginKind, loginTemplatePath } from './login-method.js';
@@ -18,6 +18,7 @@ export {
   type ScopedSecret,
   type SecretSet,
   type SecretSpec,
+  type StaticSecret,
   type Verify,
 } from './model.js';
 export { REDACTED, Redactor } from './redact.js';

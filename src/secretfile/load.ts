@@ -182,6 +182,7 @@ async function build(
       origin: secret.origin,
       scope: secret.scope,
       credential,
+      ...(secret.verify === undefined ? {} : { verify: secret.verify }),
     } satisfies StaticSecret);
   }
   const logins: Login[] = [];

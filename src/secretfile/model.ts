@@ -162,7 +162,10 @@ export type LoginMethodSpec<V> =
   | { readonly kind: 'browser'; readonly browser: BrowserLoginSpec<V> }
   | { readonly kind: 'oauth2'; readonly oauth2: OAuth2Spec<V> };
 
-/** A request that proves a session alive (`verify:`), after each login and every `everyMs`. */
+/**
+ * A request that proves a secret good (`verify:`): of a dynamic entry, after each login; of a
+ * static entry, before its first request; of both, again every `everyMs`.
+ */
 export interface Verify {
   readonly url: string;
   readonly status: readonly number[];
@@ -181,9 +184,14 @@ export interface DynamicDecl<V> {
   readonly secrets: readonly SecretDecl<V>[];
 }
 
+/** A static entry as written: its secret, and what proves the secret good before it is used. */
+export interface StaticDecl<V> extends SecretDecl<V> {
+  readonly verify: Verify | undefined;
+}
+
 export interface SecretFileDecl<V> {
   readonly file: string;
-  readonly static: readonly SecretDecl<V>[];
+  readonly static: readonly StaticDecl<V>[];
   readonly dynamic: readonly DynamicDecl<V>[];
 }
 
@@ -194,6 +202,8 @@ export interface StaticSecret {
   readonly origin: EntryOrigin;
   readonly scope: Scope;
   readonly credential: Credential;
+  /** Checked before the first request that would carry the secret; unset: sent without a check. */
+  readonly verify?: Verify | undefined;
 }
 
 /** One secret of a dynamic entry: filled from its login's session values when first needed. */

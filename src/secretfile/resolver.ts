@@ -14,12 +14,13 @@ import type {
 } from './model.js';
 import { originLabel } from './model.js';
 import { Redactor } from './redact.js';
+import { type CheckResult, type SecretCheckEvent, SecretChecks } from './secret-checks.js';
 import { checkSession, type SessionCheck } from './verify.js';
 
 /** Runs a dynamic entry's login template and returns its named extractor values. */
 export interface LoginRunner {
   login(login: Login, target: string, context: LoginContext): Promise<Record<string, string>>;
-  /** Sends an entry's `verify:` request, its session applied (nothing else added). */
+  /** Sends an entry's `verify:` request, its session or secret applied (nothing else added). */
   check?: SessionCheck;
 }
 
@@ -66,12 +67,14 @@ export type LoginEvent =
   | { readonly kind: 'login-ok'; readonly login: Login }
   | { readonly kind: 'login-failed'; readonly login: Login; readonly reason: string }
   /** A response showed the session lost once more after `reauth.max` re-logins: it is not renewed. */
-  | { readonly kind: 'session-lost'; readonly login: Login; readonly reason: string };
+  | { readonly kind: 'session-lost'; readonly login: Login; readonly reason: string }
+  /** A static entry's `verify:`: a failed one refuses the entry's requests as a failed login does. */
+  | SecretCheckEvent;
 
 export interface ResolverOptions {
   readonly runner?: LoginRunner;
   readonly redactor?: Redactor;
-  /** Told about each login and its outcome (a failure once per login run). */
+  /** Told about each login and secret check, and its outcome (a failure once per run). */
   readonly onEvent?: (event: LoginEvent) => void;
   readonly now?: () => number;
 }
@@ -104,6 +107,8 @@ interface Session {
 export class SecretResolver {
   private readonly index: SecretIndex;
   private readonly sessions = new Map<Login, Session>();
+  /** Shared with the login view: a login's request waits for the same check as the scan's. */
+  private readonly checks: SecretChecks;
   readonly redactor: Redactor;
   private loginView: SecretResolver | undefined;
   private last:
@@ -113,9 +118,18 @@ export class SecretResolver {
   constructor(
     private readonly set: SecretSet,
     private readonly options: ResolverOptions = {},
+    checks?: SecretChecks,
   ) {
     this.index = new SecretIndex(set.entries);
     this.redactor = options.redactor ?? new Redactor();
+    this.checks =
+      checks ??
+      new SecretChecks({
+        send: options.runner?.check,
+        redactor: this.redactor,
+        onEvent: options.onEvent,
+        now: () => this.now(),
+      });
   }
 
   /** The entry that applies to a destination, without logging in. */
@@ -138,7 +152,8 @@ export class SecretResolver {
   resolveNow(destination: Destination): Resolution | Promise<Resolution> {
     const { key, entry } = this.lookup(destination);
     if (entry === undefined) return NO_SECRET;
-    if (entry.kind === 'static') return staticResolution(entry);
+    if (entry.kind === 'static')
+      return entry.verify === undefined ? staticResolution(entry) : this.checkedResolution(entry);
     const session = this.session(entry.login);
     if (this.checkDue(entry.login, session)) this.recheck(entry.login, session);
     else if (this.expired(entry.login, session))
@@ -199,13 +214,25 @@ export class SecretResolver {
   }
 
   /**
-   * Forgets failed logins, so that the next request in their scope logs in again: for a process that
-   * serves many scans one after another (a worker), where a login refused once may work later.
+   * Runs the `verify:` checks of the given static entries now (`-prefetch-secrets`); returns the
+   * failures.
+   */
+  prefetchChecks(
+    secrets: readonly StaticSecret[],
+  ): Promise<{ readonly secret: StaticSecret; readonly reason: string }[]> {
+    return this.checks.prefetch(secrets);
+  }
+
+  /**
+   * Forgets failed logins and secret checks, so that the next request in their scope logs in or
+   * checks again: for a process that serves many scans one after another (a worker), where a login
+   * refused once may work later.
    */
   forgetFailedLogins(): void {
     for (const session of this.sessions.values()) {
       if (session.pending === undefined && session.result?.ok === false) session.result = undefined;
     }
+    this.checks.forgetFailed();
   }
 
   /**
@@ -258,6 +285,7 @@ export class SecretResolver {
     this.loginView ??= new SecretResolver(
       { entries: this.set.entries.filter((e) => e.kind === 'static'), logins: [] },
       { redactor: this.redactor },
+      this.checks,
     );
     return this.loginView;
   }
@@ -283,6 +311,14 @@ export class SecretResolver {
     const { scheme, hostname, port } = destination;
     this.last = { scheme, hostname, port, key, entry: this.index.lookup(key) };
     return this.last;
+  }
+
+  /** A static entry with `verify:`: its secret once the check passed; refused when it failed. */
+  private checkedResolution(entry: StaticSecret): Resolution | Promise<Resolution> {
+    const result = this.checks.result(entry);
+    return result instanceof Promise
+      ? result.then((known) => checkResolution(entry, known))
+      : checkResolution(entry, result);
   }
 
   private session(login: Login): Session {
@@ -475,6 +511,15 @@ function staticResolution(entry: StaticSecret): Resolution {
     staticResolutions.set(entry, resolution);
   }
   return resolution;
+}
+
+function checkResolution(entry: StaticSecret, result: CheckResult): Resolution {
+  if (result.ok) return staticResolution(entry);
+  return {
+    kind: 'error',
+    entry,
+    reason: `${originLabel(entry.origin)} of ${entry.origin.file}: ${result.reason}`,
+  };
 }
 
 /** `scheme://host[:port]` of a request: where a login without `input` runs. */

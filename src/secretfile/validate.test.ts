@@ -200,7 +200,7 @@ describe('secret file validation', () => {
 
   it('reports unknown keys with a did-you-mean suggestion', async () => {
     expect(await problems('static:\n  - type: bearertoken\n    domain: [a.test]\n    token: t\n')).toContain(
-      's.yaml:3:5: static[0].domain: unknown key "domain" (did you mean "domains"?); expected one of "type", "domains", "domains-regex", "username", "password", "token", "headers", "params", "cookies"',
+      's.yaml:3:5: static[0].domain: unknown key "domain" (did you mean "domains"?); expected one of "type", "domains", "domains-regex", "username", "password", "token", "headers", "params", "cookies", "verify"',
     );
   });
 
@@ -249,7 +249,7 @@ dynamic:
       '{\n  "static": [\n    {"type": "bearertoken", "domains": ["a.test"], "tokn": "t"}\n  ]\n}\n';
     expect((await loadText(text, { name: 's.json' })).messages).toEqual([
       's.json:3:5: static[0]: missing "token", which type: bearertoken needs (token: eyJ…)',
-      's.json:3:52: static[0].tokn: unknown key "tokn" (did you mean "token"?); expected one of "type", "domains", "domains-regex", "username", "password", "token", "headers", "params", "cookies"',
+      's.json:3:52: static[0].tokn: unknown key "tokn" (did you mean "token"?); expected one of "type", "domains", "domains-regex", "username", "password", "token", "headers", "params", "cookies", "verify"',
     ]);
   });
 

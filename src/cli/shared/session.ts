@@ -10,6 +10,7 @@ import {
   OastUnavailable,
   PrefetchFailed,
   plannedEntries,
+  prefetchedWork,
   rejectionCauses,
   type ScanSession,
   type SessionListener,
@@ -142,8 +143,10 @@ export async function withCommandSession<T>(
     if (error instanceof OastUnavailable) throw new UserError(error.message);
     if (!(error instanceof PrefetchFailed)) throw error;
     for (const { entry, reason } of error.failures)
-      output.fatal(`login failed for ${entry.label}: ${reason}`);
-    throw new UserError('the logins of -ps failed; no scan request was sent');
+      output.fatal(
+        entry.kind === 'static' ? `${entry.label}: ${reason}` : `login failed for ${entry.label}: ${reason}`,
+      );
+    throw new UserError(`the ${prefetchedWork(error.failures)} of -ps failed; no scan request was sent`);
   } finally {
     releaseInterrupts();
     stopAnnouncing();
@@ -184,9 +187,9 @@ function warnAboutCoverage(covered: Coverage, targets: number, prefetch: boolean
 }
 
 /**
- * Logins as they happen. A failed login is an error even with `-silent`: requests in its scope are
- * not sent, so the scan is not the one asked for. A failed `-ps` login is reported as the command
- * stops.
+ * Logins and secret checks as they happen. A failed one is an error even with `-silent`: requests
+ * in its scope are not sent, so the scan is not the one asked for. A failed `-ps` one is reported
+ * as the command stops.
  */
 function reportLogin(
   event: LoginEvent,
@@ -212,6 +215,19 @@ function reportLogin(
     case 'session-lost':
       if (counts !== undefined) counts.errors++;
       output.alert(`${entry.label}: ${event.reason}`);
+      return;
+    case 'secret-check':
+      output.info(
+        `${event.again ? 'checking again' : 'checking'} the secret of ${entry.label} at ${event.secret.verify?.url ?? ''}`,
+      );
+      return;
+    case 'secret-check-ok':
+      output.info(`the secret of ${entry.label} passed its check`);
+      return;
+    case 'secret-check-failed':
+      if (prefetching) return;
+      if (counts !== undefined) counts.errors++;
+      output.alert(`${entry.label}: ${event.reason}; requests in its scope are not sent`);
       return;
   }
 }

@@ -69,7 +69,7 @@ describe('keyhole secrets validate', () => {
     expect(code).toBe(1);
     expect(out.split('\n')).toEqual([
       'invalid.yaml:2:5: static[0]: missing domains or domains-regex: say which hosts get this secret, e.g. domains: [app.example.com] or domains-regex: [".*\\\\.example\\\\.com"]',
-      'invalid.yaml:3:5: static[0].domain: unknown key "domain" (did you mean "domains"?); expected one of "type", "domains", "domains-regex", "username", "password", "token", "headers", "params", "cookies"',
+      'invalid.yaml:3:5: static[0].domain: unknown key "domain" (did you mean "domains"?); expected one of "type", "domains", "domains-regex", "username", "password", "token", "headers", "params", "cookies", "verify"',
       'invalid.yaml:6:5: static[0].token: "token" is only used with type: bearertoken; this entry is type: basicauth, so remove it (or change the type)',
       'invalid.yaml: 3 errors',
       '',
