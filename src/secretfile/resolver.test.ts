@@ -463,3 +463,183 @@ describe('a dynamic login against a real HTTP server', () => {
     });
   });
 });
+
+describe('static secrets with verify:', () => {
+  const CHECKED = `static:
+  - type: bearertoken
+    domains: [api.test]
+    token: tok-5e1f
+    verify: {url: "https://api.test/v1/me?full=1", regex: '"user":"svc"', every: 10m}
+  - type: bearertoken
+    domains: [other.test]
+    token: tok-0a0a
+`;
+
+  /** A check answered when the test says so, with the answer it is given. */
+  function gatedCheck(answer: { status: number; text: string }) {
+    const sent: HttpRequest[] = [];
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const runner: LoginRunner = {
+      login: async () => ({}),
+      check: async (request) => {
+        sent.push(request);
+        await gate;
+        return answer;
+      },
+    };
+    return { runner, sent, release: () => open() };
+  }
+
+  it('resolves an entry without verify: at once, without a check', async () => {
+    const { runner, sent } = gatedCheck({ status: 200, text: '{"user":"svc"}' });
+    const resolver = new SecretResolver(await secretsOf(CHECKED), { runner });
+    const resolution = resolver.resolveNow(get('other.test'));
+    expect(resolution).not.toBeInstanceOf(Promise);
+    expect(resolution).toMatchObject({ kind: 'secret', credential: { token: 'tok-0a0a' } });
+    expect(sent).toEqual([]);
+  });
+
+  it('checks once before the first request, with the entry secret alone; concurrent requests wait for it', async () => {
+    const { runner, sent, release } = gatedCheck({ status: 200, text: '{"user":"svc"}' });
+    const events: LoginEvent['kind'][] = [];
+    const resolver = new SecretResolver(await secretsOf(CHECKED), {
+      runner,
+      onEvent: (event) => events.push(event.kind),
+    });
+    const pending = Array.from({ length: 20 }, () => resolver.resolve(get('api.test')));
+    await Promise.resolve();
+    expect(sent).toEqual([
+      {
+        method: 'GET',
+        scheme: 'https',
+        hostname: 'api.test',
+        port: 443,
+        target: '/v1/me?full=1',
+        headers: [['Authorization', 'Bearer tok-5e1f']],
+        body: '',
+      },
+    ]);
+    release();
+    for (const resolution of await Promise.all(pending))
+      expect(resolution).toMatchObject({ kind: 'secret', credential: { token: 'tok-5e1f' } });
+    // Once passed, the secret is known at once again.
+    expect(resolver.resolveNow(get('api.test'))).not.toBeInstanceOf(Promise);
+    expect(sent).toHaveLength(1);
+    expect(events).toEqual(['secret-check', 'secret-check-ok']);
+  });
+
+  it('refuses every request in scope when the check fails, and tells the failure once', async () => {
+    const { runner, release } = gatedCheck({ status: 200, text: '{"user":"anonymous"}' });
+    const failures: string[] = [];
+    const resolver = new SecretResolver(await secretsOf(CHECKED), {
+      runner,
+      onEvent: (event) => {
+        if (event.kind === 'secret-check-failed') failures.push(event.reason);
+      },
+    });
+    release();
+    const reason =
+      'static[0] of s.yaml: the secret check https://api.test/v1/me?full=1 failed: it does not match /"user":"svc"/';
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({ kind: 'error', reason });
+    expect(resolver.resolveNow(get('api.test'))).toMatchObject({ kind: 'error', reason });
+    expect(await resolver.apply(get('api.test'))).toMatchObject({ kind: 'error', reason });
+    expect(failures).toEqual([
+      'the secret check https://api.test/v1/me?full=1 failed: it does not match /"user":"svc"/',
+    ]);
+    // Other entries are not held back.
+    expect(resolver.resolveNow(get('other.test'))).toMatchObject({ kind: 'secret' });
+  });
+
+  it('checks again every `every`: requests wait for it, and are refused once the secret stops passing', async () => {
+    let now = 0;
+    let user = 'svc';
+    let checks = 0;
+    const resolver = new SecretResolver(await secretsOf(CHECKED), {
+      runner: {
+        login: async () => ({}),
+        check: async () => {
+          checks++;
+          return { status: 200, text: `{"user":"${user}"}` };
+        },
+      },
+      now: () => now,
+    });
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({ kind: 'secret' });
+    now = 9 * 60_000;
+    expect(resolver.resolveNow(get('api.test'))).toMatchObject({ kind: 'secret' });
+    expect(checks).toBe(1);
+    now = 10 * 60_000;
+    const again = resolver.resolveNow(get('api.test'));
+    expect(again).toBeInstanceOf(Promise);
+    expect(await again).toMatchObject({ kind: 'secret' });
+    expect(checks).toBe(2);
+    user = 'anonymous';
+    now = 20 * 60_000;
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({ kind: 'error' });
+    now = 40 * 60_000;
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({ kind: 'error' });
+    expect(checks).toBe(3);
+  });
+
+  it('checks again once told to forget failures (a worker between scans)', async () => {
+    let status = 401;
+    const resolver = new SecretResolver(await secretsOf(CHECKED.replace(/regex: .*, every/, 'every')), {
+      runner: { login: async () => ({}), check: async () => ({ status, text: '' }) },
+    });
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({
+      kind: 'error',
+      reason:
+        'static[0] of s.yaml: the secret check https://api.test/v1/me?full=1 failed: its status is 401, not 200',
+    });
+    status = 200;
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({ kind: 'error' });
+    resolver.forgetFailedLogins();
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({ kind: 'secret' });
+  });
+
+  it("shares the check with a login's own requests", async () => {
+    const { runner, sent, release } = gatedCheck({ status: 200, text: '{"user":"svc"}' });
+    const resolver = new SecretResolver(await secretsOf(CHECKED), { runner });
+    const scan = resolver.resolve(get('api.test'));
+    const login = resolver.forLogin().resolve(get('api.test'));
+    release();
+    expect(await login).toMatchObject({ kind: 'secret', credential: { token: 'tok-5e1f' } });
+    expect(await scan).toMatchObject({ kind: 'secret' });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('refuses the entry when no check can be sent', async () => {
+    const resolver = new SecretResolver(await secretsOf(CHECKED), { runner: { login: async () => ({}) } });
+    expect(await resolver.resolve(get('api.test'))).toMatchObject({
+      kind: 'error',
+      reason: 'static[0] of s.yaml: no secret check runner is configured',
+    });
+  });
+
+  it('runs the checks it is given now (-prefetch-secrets), and gives their failures', async () => {
+    const set = await secretsOf(CHECKED);
+    let checks = 0;
+    const resolver = new SecretResolver(set, {
+      runner: {
+        login: async () => ({}),
+        check: async () => {
+          checks++;
+          throw new Error('connection refused');
+        },
+      },
+    });
+    const [checked] = set.entries;
+    if (checked?.kind !== 'static') throw new Error('expected a static entry');
+    expect(await resolver.prefetchChecks([checked])).toEqual([
+      {
+        secret: checked,
+        reason: 'the secret check https://api.test/v1/me?full=1 could not be sent: connection refused',
+      },
+    ]);
+    await resolver.resolve(get('api.test'));
+    expect(checks).toBe(1);
+  });
+});

@@ -34,6 +34,8 @@ interface MatchResult {
       readonly url?: string;
       readonly target: string;
     };
+    /** The `verify:` URL: a static secret is checked there before its first request, a session after each login. */
+    readonly verify?: string;
     readonly adds: Additions;
   };
 }
@@ -110,13 +112,19 @@ function describeEntry(
     matchedBy: matchedBy(entry, key),
   };
   if (entry.kind === 'static') {
-    return { ...base, type: entry.credential.type, adds: credentialAdditions(entry.credential, url, mask) };
+    return {
+      ...base,
+      type: entry.credential.type,
+      ...(entry.verify === undefined ? {} : { verify: entry.verify.url }),
+      adds: credentialAdditions(entry.credential, url, mask),
+    };
   }
   const target = entry.login.input ?? `${url.protocol}//${key.text}`;
   return {
     ...base,
     type: entry.spec.type,
     login: loginShown(entry.login, target),
+    ...(entry.login.verify === undefined ? {} : { verify: entry.login.verify.url }),
     adds: templatedAdditions(entry.spec, url, maskTemplated),
   };
 }
@@ -200,8 +208,9 @@ function renderMatch(r: MatchResult): string {
           ? `OAuth 2.0 token from ${s.login.url}`
           : `${s.login.kind} login at ${s.login.url}`;
     lines.push(`  needs a login: ${how}, run against ${s.login.target}`);
+    if (s.verify !== undefined) lines.push(`  checked after each login at ${s.verify}`);
     lines.push('  values below are templated: {{name}} is filled from the login');
-  }
+  } else if (s.verify !== undefined) lines.push(`  checked before its first request at ${s.verify}`);
   for (const [name, value] of s.adds.headers) lines.push(`  header  ${name}: ${value}`);
   for (const [name, value] of s.adds.cookies)
     lines.push(`  cookie  ${name === '(raw)' ? value : `${name}=${value}`}`);

@@ -23,6 +23,16 @@ const OTHER = `static:
     domains: [api.app.test, other.test]
     token: other-token
 `;
+const CHECKED = `static:
+  - type: bearertoken
+    domains: [api.app.test]
+    token: checked-token
+    verify: {url: "https://api.app.test/v1/me", regex: '"user":"svc"', every: 10m}
+  - type: cookie
+    domains: [app.test]
+    cookies: [{key: sid, value: s-1}]
+    verify: {url: "https://sso.test/me"}
+`;
 const INVALID = `static:
   - type: basicauth
     domain: [a.test]
@@ -39,6 +49,8 @@ beforeAll(async () => {
     'valid.yaml': VALID,
     'other.yaml': OTHER,
     'invalid.yaml': INVALID,
+    'checked.yaml': CHECKED,
+    'checked-ok.yaml': CHECKED.split('  - type: cookie')[0] ?? '',
   })) {
     await writeFile(join(dir, name), text);
     await chmod(join(dir, name), 0o600);
@@ -83,13 +95,55 @@ describe('keyhole secrets validate', () => {
     expect(out).toContain('invalid.yaml: 3 errors\n');
   });
 
+  it('checks a verify: and counts the entries that have one, in text and JSON', async () => {
+    expect(await cli('secrets', 'validate', 'checked-ok.yaml')).toEqual({
+      code: 0,
+      out: 'checked-ok.yaml: valid (1 static, 0 dynamic, 1 with verify:)\n',
+      err: '',
+    });
+    const json = JSON.parse((await cli('secrets', 'validate', 'checked-ok.yaml', '--json')).out);
+    expect(json.files).toEqual([
+      { file: 'checked-ok.yaml', valid: true, errors: 0, warnings: 0, static: 1, dynamic: 0, verified: 1 },
+    ]);
+  });
+
+  it("refuses a verify: URL outside its entry's scope, with where and why", async () => {
+    const { code, out } = await cli('secrets', 'validate', 'checked.yaml', '--json');
+    expect(code).toBe(1);
+    const parsed = JSON.parse(out);
+    expect(parsed.valid).toBe(false);
+    expect(parsed.diagnostics).toEqual([
+      {
+        severity: 'error',
+        file: 'checked.yaml',
+        line: 9,
+        col: 19,
+        path: 'static[1].verify.url',
+        message:
+          'sso.test is outside the scope of this entry (app.test): the check is sent with the secret, so it may only go where the secret goes; give a URL on a host the entry applies to',
+      },
+    ]);
+  });
+
+  it('says where a matched secret is checked before its first request', async () => {
+    const text = await cli('secrets', 'match', '-sf', 'checked-ok.yaml', 'https://api.app.test/x');
+    expect(text.out).toBe(
+      'https://api.app.test/x\n' +
+        '  secret: checked-ok.yaml static[0] (bearertoken), matched by domains "api.app.test"\n' +
+        '  checked before its first request at https://api.app.test/v1/me\n' +
+        '  header  Authorization: Bearer [REDACTED]\n',
+    );
+    const json = await cli('secrets', 'match', '--json', '-sf', 'checked-ok.yaml', 'https://api.app.test/x');
+    expect(JSON.parse(json.out).results[0].secret.verify).toBe('https://api.app.test/v1/me');
+  });
+
   it('prints JSON with --json', async () => {
     const { code, out } = await cli('secrets', 'validate', 'invalid.yaml', '--json');
     expect(code).toBe(1);
     const parsed = JSON.parse(out);
     expect(parsed.valid).toBe(false);
     expect(parsed.files).toEqual([
-      { file: 'invalid.yaml', valid: false, errors: 3, warnings: 0, static: 0, dynamic: 0 },
+      { file: 'invalid.yaml', valid: false, errors: 3, warnings: 0, static: 0, dynamic: 0, verified: 0 },
     ]);
     expect(parsed.diagnostics[0]).toMatchObject({
       severity: 'error',

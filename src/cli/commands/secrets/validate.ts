@@ -33,6 +33,8 @@ interface FileSummary {
   readonly warnings: number;
   readonly static: number;
   readonly dynamic: number;
+  /** Entries (static or dynamic) with a `verify:` check. */
+  readonly verified: number;
 }
 
 function summarise(file: string, result: LoadResult): FileSummary {
@@ -48,6 +50,9 @@ function summarise(file: string, result: LoadResult): FileSummary {
     warnings: own.length - errors,
     static: entries.filter((e) => e.kind === 'static').length,
     dynamic: logins.length,
+    verified:
+      entries.filter((e) => e.kind === 'static' && e.verify !== undefined).length +
+      logins.filter((l) => l.verify !== undefined).length,
   };
 }
 
@@ -55,6 +60,7 @@ function describeSummary(s: FileSummary): string {
   const warnings = s.warnings > 0 ? `, ${plural(s.warnings, 'warning')}` : '';
   const file = printable(s.file);
   if (s.valid && s.static + s.dynamic === 0) return `${file}: valid${warnings}`;
-  if (s.valid) return `${file}: valid (${s.static} static, ${s.dynamic} dynamic${warnings})`;
+  const verified = s.verified > 0 ? `, ${s.verified} with verify:` : '';
+  if (s.valid) return `${file}: valid (${s.static} static, ${s.dynamic} dynamic${verified}${warnings})`;
   return `${file}: ${plural(s.errors, 'error')}${warnings}`;
 }
