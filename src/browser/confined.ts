@@ -19,10 +19,11 @@ export interface ConfinedBrowserOptions {
   /**
    * What a request within the scope carries besides what the page gives it (a static secret);
    * asked first whether it adds anything to a URL, as reading a request's every header is slow.
+   * `refused`: the request must not go at all (its secret failed its check).
    */
   readonly decorate?: {
     readonly wants: (url: string) => boolean;
-    readonly apply: (request: PageRequest) => Promise<PageRequest | undefined>;
+    readonly apply: (request: PageRequest) => Promise<PageRequest | 'refused' | undefined>;
   };
 }
 
@@ -148,6 +149,10 @@ export class ConfinedBrowser {
               url: request.url(),
               headers: await request.allHeaders(),
             });
+      if (extra === 'refused') {
+        await route.abort('blockedbyclient').catch(() => undefined);
+        return;
+      }
       await route
         .continue(extra === undefined ? {} : { url: extra.url, headers: { ...extra.headers } })
         .catch(() => undefined);

@@ -97,8 +97,13 @@ afterAll(async () => {
  * A secret file: the app (127.0.0.1) gets the session cookie of a login that runs on localhost, which
  * itself gets a static header.
  */
-async function secrets(user: string, password: string, loginFile = 'login.yaml'): Promise<SecretSet> {
-  const file = join(dir, `secrets-${user}-${password}-${loginFile}`);
+async function secrets(
+  user: string,
+  password: string,
+  loginFile = 'login.yaml',
+  staticVerify = '',
+): Promise<SecretSet> {
+  const file = join(dir, `secrets-${user}-${password}-${staticVerify.length}-${loginFile}`);
   writeFileSync(
     file,
     `static:
@@ -107,7 +112,7 @@ async function secrets(user: string, password: string, loginFile = 'login.yaml')
     headers:
       - key: X-Static
         value: static-value
-dynamic:
+${staticVerify}dynamic:
   - template: ${loginFile}
     input: http://localhost:${server.port}
     variables:
@@ -157,6 +162,32 @@ describe('TemplateLoginRunner', () => {
       loginRequests.map((r) => `${r.method} ${r.host} ${r.headers['x-static']} ${r.cookies.sid}`),
     ).toEqual(['GET localhost static-value undefined', 'POST localhost static-value undefined']);
     if (applied.kind === 'applied') expect(applied.request.headers).toContainEqual(['Cookie', 'sid=abc123']);
+  });
+
+  it('sends the login requests only once the static secret they carry passed its check, and none when it failed', async () => {
+    const check = (regex: string) =>
+      `    verify: {url: "http://localhost:${server.port}/public", regex: ${regex}}\n`;
+    const passing = new SecretResolver(await secrets('admin', 'hunter2', 'login.yaml', check('public')), {
+      runner,
+    });
+    const before = server.requests.length;
+    expect((await passing.apply(appRequest())).kind).toBe('applied');
+    expect(
+      server.requests.slice(before).map((r) => `${r.method} ${r.path} ${r.headers['x-static']}`),
+    ).toEqual(['GET /public static-value', 'GET /login static-value', 'POST /login static-value']);
+
+    const failing = new SecretResolver(await secrets('admin', 'hunter2', 'login.yaml', check('private')), {
+      runner,
+    });
+    const after = server.requests.length;
+    const applied = await failing.apply(appRequest());
+    expect(applied.kind === 'error' && applied.reason).toContain(
+      `static[0] of ${join(dir, 'secrets-admin-hunter2-')}`,
+    );
+    expect(applied.kind === 'error' && applied.reason).toContain(
+      `the secret check http://localhost:${server.port}/public failed: it does not match /private/`,
+    );
+    expect(server.requests.slice(after).map((r) => r.path)).toEqual(['/public']);
   });
 
   it('fails when the template has matchers and none matched, showing the last status', async () => {

@@ -177,13 +177,17 @@ export class TemplateLoginRunner implements LoginRunner {
   }
 }
 
-/** A page's request within the scope gets the static secret of its destination, as any login request. */
+/**
+ * A page's request within the scope gets the static secret of its destination, as any login
+ * request; one whose secret failed its check does not go, never without it.
+ */
 async function withStaticSecret(
   request: PageRequest,
   context: LoginContext,
-): Promise<PageRequest | undefined> {
+): Promise<PageRequest | 'refused' | undefined> {
   const headers = Object.entries(request.headers).filter(([name]) => !name.startsWith(':'));
   const applied = await context.secrets.apply(requestTo(request.method, request.url, headers));
+  if (applied.kind === 'error') return 'refused';
   if (applied.kind !== 'applied') return undefined;
   const sent = applied.request;
   const host = sent.hostname.includes(':') ? `[${sent.hostname}]` : sent.hostname;
