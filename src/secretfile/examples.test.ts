@@ -88,6 +88,7 @@ describe('bundled examples', () => {
     const types = result.secrets?.entries.map((e) => (e.kind === 'static' ? e.credential.type : e.spec.type));
     expect(new Set(types)).toEqual(new Set(['header', 'basicauth', 'bearertoken', 'query', 'cookie']));
     expect(result.secrets?.entries.some((e) => e.scope.kind === 'domains-regex')).toBe(true);
+    expect(result.secrets?.entries.some((e) => e.kind === 'static' && e.verify !== undefined)).toBe(true);
     expect(result.secrets?.logins.map((l) => l.method.kind)).toEqual([
       'template',
       'form',
