@@ -10,7 +10,7 @@ const SEEDS = [
   'dynamic:\n  - template: login.yaml\n    variables:\n      - {key: username, value: $USER}\n    reauth: {status: [401], every: 15m, max: 2}\n    secrets:\n      - type: header\n        domains: ["a.test:8443"]\n        headers: [{key: X, value: "{{session}}"}]\n',
   '{"static": [{"type": "query", "domains": ["a.test"], "params": [{"key": "k", "value": {"env": "K"}}]}]}',
   'static:\n  - type: bearertoken\n    domains: ["[::1]:8080"]\n    token: {cmd: [op, read, "op://x/y"]}\n',
-  'static:\n  - type: cookie\n    domains-regex: ["(.*\\\\.)?a\\\\.test"]\n    cookies: [{key: s, value: v}]\n    verify: {url: "https://b.a.test:8443/me?x=1", status: [200, 204], regex: "Sign out", every: 5m}\n',
+  'static:\n  - type: cookie\n    domains-regex: ["(.*\\\\.)?a\\\\.test"]\n    cookies: [{key: s, value: v}]\n    verify: {url: "https://b.a.test/me?x=1", status: [200, 204], regex: "Sign out", every: 5m}\n',
   '{"dynamic": [{"template": "l.yaml", "verify": {"url": "http://[::1]:8080/me"}, "type": "bearertoken", "domains": ["[::1]:8080"], "token": "{{t}}"}]}',
 ];
 
