@@ -326,6 +326,33 @@ describe('keyhole scan --queue and keyhole worker', () => {
     expect(w.io.err().match(/\[ERR\] login failed for dynamic\[0\] of dynamic\.yaml/g)).toHaveLength(2);
   });
 
+  it('fails a chunk whose static secret failed its verify: check, checking again on the next try, sending nothing else', async () => {
+    one.requests.length = 0;
+    ws.file(
+      'checked-key.yaml',
+      `static:\n  - type: header\n    domains: ["${one.authority}"]\n    headers: [{key: X-Api-Key, value: revoked-key-19}]\n    verify: {url: "${one.origin}/vault/me"}\n`,
+    );
+    const queued = await ws.cli(
+      ['scan', '--queue', '--db', url, '-u', `${one.origin}/vault/a`, '-t', 'found.yaml'].concat([
+        '--name',
+        'checked',
+        '-sf',
+        'checked-key.yaml',
+      ]),
+    );
+    expect(queued.code, queued.err).toBe(0);
+    const scanId = queued.out.trim();
+    const w = worker('-sf', 'checked-key.yaml', '--max-attempts', '2');
+    await until(async () => (await store.scans.require(scanId)).status === 'failed');
+    expect(await w.stop()).toBe(0);
+    expect((await store.scans.require(scanId)).failureReason).toBe(
+      `chunk 1 of 1 failed 2 times: authentication failed: static[0] of checked-key.yaml: the secret check ${one.origin}/vault/me failed: its status is 401, not 200; 1 request in its scope was not sent`,
+    );
+    expect(one.requests.map((r) => r.path)).toEqual(['/vault/me', '/vault/me']);
+    expect(w.io.err().match(/\[ERR\] static\[0\] of checked-key\.yaml: the secret check /g)).toHaveLength(2);
+    expect(w.io.err()).not.toContain('revoked-key-19');
+  });
+
   it('fails a chunk whose every answer turned its secret away (401), and the scan once it failed --max-attempts times', async () => {
     ws.file(
       'old-key.yaml',
