@@ -5,8 +5,9 @@
  */
 import type { BenchSuite } from '../bench/report.js';
 import { rate } from '../bench/report.js';
+import type { HttpRequest } from '../http/index.js';
 import { GoRegex } from '../regex/index.js';
-import type { ScopedSecret } from './model.js';
+import type { ScopedSecret, StaticSecret } from './model.js';
 import { type Destination, SecretResolver } from './resolver.js';
 
 const SIZES = [10, 1_000, 100_000] as const;
@@ -110,7 +111,60 @@ const CASES: readonly Case[] = [
   },
 ];
 
+/**
+ * `applyNow` of one static entry, as the scan asks it for every request: without `verify:` (the
+ * baseline), and with a `verify:` that passed (a check's result read per request). Both must answer
+ * at once, never with a promise.
+ */
+async function applying(report: Parameters<BenchSuite>[0]): Promise<void> {
+  const plain = domainEntry(0) as StaticSecret;
+  const checked: StaticSecret = {
+    ...plain,
+    verify: { url: 'https://host0.bench.test/me', status: [200], regex: undefined, everyMs: undefined },
+  };
+  const request: HttpRequest = {
+    method: 'GET',
+    scheme: 'https',
+    hostname: 'host0.bench.test',
+    port: 443,
+    target: '/a?b=1',
+    headers: [['User-Agent', 'bench']],
+    body: '',
+  };
+  const resolvers = [plain, checked].map(
+    (entry) =>
+      new SecretResolver(
+        { entries: [entry], logins: [] },
+        { runner: { login: async () => ({}), check: async () => ({ status: 200, text: '' }) } },
+      ),
+  );
+  for (const resolver of resolvers) await resolver.apply(request);
+  const rates = interleaved(
+    resolvers.map(
+      (resolver) => () =>
+        rate(() => {
+          if (resolver.applyNow(request) instanceof Promise)
+            throw new Error('a static secret was not applied at once');
+        }, 200),
+    ),
+  );
+  report.heading('Applying a static secret');
+  report.note(
+    'Requests per second of `SecretResolver.applyNow` for one static bearer-token entry (lookup, and a copy of the request with its ' +
+      '`Authorization` header), on one core, best of 5 interleaved rounds. Ratio: to the entry without `verify:`, measured in the same run.',
+  );
+  const base = rates[0] ?? 1;
+  report.table(
+    ['entry', 'requests/s', 'ratio'],
+    [
+      ['without verify: (baseline)', rates[0] ?? 0, 1],
+      ['with verify:, passed', rates[1] ?? 0, (rates[1] ?? 0) / base],
+    ],
+  );
+}
+
 export const suite: BenchSuite = async (report) => {
+  await applying(report);
   report.heading('Secret lookup');
   report.note(
     'Lookups per second of `SecretResolver.choose` (host normalisation included) over N static entries, on one core, ' +

@@ -111,9 +111,7 @@ export class SecretResolver {
   private readonly checks: SecretChecks;
   readonly redactor: Redactor;
   private loginView: SecretResolver | undefined;
-  private last:
-    | (Destination & { readonly key: MatchKey; readonly entry: ScopedSecret | undefined })
-    | undefined;
+  private last: (Destination & LookedUp) | undefined;
 
   constructor(
     private readonly set: SecretSet,
@@ -150,10 +148,10 @@ export class SecretResolver {
    * dynamic entry whose session is there): the scan asks this for every request it sends.
    */
   resolveNow(destination: Destination): Resolution | Promise<Resolution> {
-    const { key, entry } = this.lookup(destination);
+    const { key, entry, fixed } = this.lookup(destination);
+    if (fixed !== undefined) return fixed;
     if (entry === undefined) return NO_SECRET;
-    if (entry.kind === 'static')
-      return entry.verify === undefined ? staticResolution(entry) : this.checkedResolution(entry);
+    if (entry.kind === 'static') return this.checkedResolution(entry);
     const session = this.session(entry.login);
     if (this.checkDue(entry.login, session)) this.recheck(entry.login, session);
     else if (this.expired(entry.login, session))
@@ -294,10 +292,7 @@ export class SecretResolver {
    * The key and entry of a destination. The last answer is kept: a scan sends runs of requests to
    * one host, each asking for its secret, and the answer depends on scheme, host and port alone.
    */
-  private lookup(destination: Destination): {
-    readonly key: MatchKey;
-    readonly entry: ScopedSecret | undefined;
-  } {
+  private lookup(destination: Destination): LookedUp {
     const last = this.last;
     if (
       last !== undefined &&
@@ -309,7 +304,8 @@ export class SecretResolver {
     }
     const key = matchKey(destination.scheme, destination.hostname, destination.port);
     const { scheme, hostname, port } = destination;
-    this.last = { scheme, hostname, port, key, entry: this.index.lookup(key) };
+    const entry = this.index.lookup(key);
+    this.last = { scheme, hostname, port, key, entry, fixed: fixedResolution(entry) };
     return this.last;
   }
 
@@ -499,6 +495,19 @@ function expiryOf(values: Record<string, string>, startedAt: number): number | u
   if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
   const lifeMs = seconds * 1000;
   return startedAt + lifeMs - Math.min(lifeMs / 10, 60_000);
+}
+
+/** What a destination's lookup gives; `fixed`: its resolution, when it is the same for every request. */
+interface LookedUp {
+  readonly key: MatchKey;
+  readonly entry: ScopedSecret | undefined;
+  readonly fixed: Resolution | undefined;
+}
+
+/** No entry, or a static entry without `verify:`: known without waiting, whatever happens later. */
+function fixedResolution(entry: ScopedSecret | undefined): Resolution | undefined {
+  if (entry === undefined) return NO_SECRET;
+  return entry.kind === 'static' && entry.verify === undefined ? staticResolution(entry) : undefined;
 }
 
 /** A static entry's resolution: the same for every request, made once. */
