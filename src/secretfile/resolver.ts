@@ -99,10 +99,11 @@ interface Session {
 }
 
 /**
- * Decides and applies the secret of each outgoing request. Static secrets apply at once; a dynamic
- * secret first needs its login, which runs once (single-flight: concurrent requests wait for the
- * one login), on first need or on `prefetch()`. A failed login is remembered: every request in its
- * scope resolves to an error and must not be sent, never sent unauthenticated.
+ * Decides and applies the secret of each outgoing request. Static secrets apply at once, those with
+ * a `verify:` once their check passed (see SecretChecks); a dynamic secret first needs its login,
+ * which runs once (single-flight: concurrent requests wait for the one login), on first need or on
+ * `prefetch()`. A failed login or check is remembered: every request in its scope resolves to an
+ * error and must not be sent, never sent unauthenticated.
  */
 export class SecretResolver {
   private readonly index: SecretIndex;
