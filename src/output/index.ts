@@ -10,6 +10,7 @@ export {
   formatElapsed,
   formatSummary,
   formatTruncatedBodies,
+  type HeaderCredentials,
   type ScanSummary,
   type SkippedHosts,
 } from './summary.js';

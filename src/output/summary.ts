@@ -23,6 +23,15 @@ export interface ScanSummary {
   readonly elapsedMs: number;
   /** With secret files: how many of the templates' requests carried a secret, and what each entry did. */
   readonly authentication?: AuthSummary;
+  /** With credential headers given with `-H`: the answers to the requests that carried them. */
+  readonly headerCredentials?: HeaderCredentials;
+}
+
+export interface HeaderCredentials {
+  /** `-H Authorization`. */
+  readonly label: string;
+  readonly answered: number;
+  readonly rejected: EntrySummary['rejected'];
 }
 
 export interface SkippedHosts {
@@ -70,6 +79,8 @@ export function formatSummary(summary: ScanSummary): string {
   ];
   const auth = summary.authentication;
   if (auth !== undefined) rows.push(['authenticated', formatAuthenticated(auth)]);
+  const headers = summary.headerCredentials;
+  if (headers !== undefined && headers.answered > 0) rows.push(['credentials', formatHeaders(headers)]);
   const entries = auth === undefined ? '' : formatEntries(auth.entries);
   const after: [string, string][] = [
     ['findings', formatFindings(summary.findings)],
@@ -102,7 +113,16 @@ function formatAuthenticated(auth: AuthSummary): string {
   return rejected === 0 ? of : `${of} (${rejected} more carried a secret the target refused)`;
 }
 
-function rejectedCount(entry: EntrySummary): number {
+/** `-H Authorization on 5 requests, 5 refused by the target (401)`. */
+function formatHeaders(headers: HeaderCredentials): string {
+  const on = `${headers.label} on ${plural(headers.answered, 'request')}`;
+  const rejected = headers.rejected.unauthorized + headers.rejected.loginPage;
+  return rejected === 0
+    ? on
+    : `${on}, ${rejected} refused by the target (${formatRejections(headers.rejected)})`;
+}
+
+function rejectedCount(entry: Pick<EntrySummary, 'rejected'>): number {
   return entry.rejected.unauthorized + entry.rejected.loginPage;
 }
 

@@ -36,6 +36,14 @@ export interface RejectionCounts {
   readonly loginPage: number;
 }
 
+/** What the credential headers of `-H` met: the answers to the requests that carried them. */
+export interface HeaderFigures {
+  /** `-H Authorization`, `-H Authorization, -H X-Api-Key`. */
+  readonly label: string;
+  readonly answered: number;
+  readonly rejected: RejectionCounts;
+}
+
 /** How authenticated a scan was: what its summary and the store show. */
 export interface AuthFigures {
   /** Requests the templates sent (redirect hops and resends after a re-login included). */
@@ -43,6 +51,8 @@ export interface AuthFigures {
   /** Of those, the ones sent with a secret. */
   readonly authenticated: number;
   readonly entries: readonly EntryFigures[];
+  /** With credential headers given with `-H`. */
+  readonly headers?: HeaderFigures;
 }
 
 /** The figures as the store adds them to a scan's. */
@@ -67,6 +77,7 @@ export function figuresSince(before: AuthFigures, after: AuthFigures): AuthFigur
   return {
     requests: after.requests - before.requests,
     authenticated: after.authenticated - before.authenticated,
+    ...(after.headers === undefined ? {} : { headers: headersSince(before.headers, after.headers) }),
     entries: after.entries.map((now) => {
       const then = earlier.get(now.entry);
       if (then === undefined) return now;
@@ -90,6 +101,18 @@ export function figuresSince(before: AuthFigures, after: AuthFigures): AuthFigur
   };
 }
 
+function headersSince(before: HeaderFigures | undefined, after: HeaderFigures): HeaderFigures {
+  if (before === undefined) return after;
+  return {
+    label: after.label,
+    answered: after.answered - before.answered,
+    rejected: {
+      unauthorized: after.rejected.unauthorized - before.rejected.unauthorized,
+      loginPage: after.rejected.loginPage - before.rejected.loginPage,
+    },
+  };
+}
+
 type Counts = {
   -readonly [K in keyof Omit<EntryFigures, 'entry' | 'rejected'>]: EntryFigures[K];
 } & { rejected: { -readonly [K in keyof RejectionCounts]: number } };
@@ -100,8 +123,13 @@ type Counts = {
  */
 export const EARLY_REJECTIONS = 10;
 
-/** Told, once per entry, that the target refused its secret on each of its first answers. */
-export type RejectionListener = (entry: SecretEntry, rejected: RejectionCounts) => void;
+/**
+ * Told, once per entry (and once for the credential headers of `-H`), that the target refused its
+ * secret on each of its first answers; `label` is the entry's (`static[0] of s.yaml`) or `-H …`.
+ */
+export type RejectionListener = (label: string, rejected: RejectionCounts) => void;
+
+type Answers = { answered: number; rejected: { -readonly [K in keyof RejectionCounts]: number } };
 
 /**
  * Counts, for one scan, every request the templates send (with its secret or without one), every
@@ -112,13 +140,18 @@ export class AuthLedger {
   requests = 0;
   authenticated = 0;
   private readonly counts = new Map<SecretEntry, Counts>();
-  private readonly reported = new Set<SecretEntry>();
+  private readonly reported = new Set<SecretEntry | Answers>();
+  private readonly headers: (Answers & { readonly label: string }) | undefined;
 
+  /** `headersLabel`: the credential headers of `-H`, when there are any (`-H Authorization`). */
   constructor(
     secrets: SecretSet | undefined,
     private readonly onRejected?: RejectionListener,
+    headersLabel?: string,
   ) {
     for (const entry of secrets === undefined ? [] : entriesOf(secrets)) this.countsOf(entry);
+    if (headersLabel !== undefined)
+      this.headers = { label: headersLabel, answered: 0, rejected: { unauthorized: 0, loginPage: 0 } };
   }
 
   /** A request went out; `secret` is the one it carried. */
@@ -132,15 +165,24 @@ export class AuthLedger {
   /** The target answered a request that carried `secret` (the answer the template gets). */
   answered(secret: ScopedSecret, rejection: Rejection | undefined): void {
     const entry = entryOf(secret);
-    const counts = this.countsOf(entry);
-    counts.answered++;
-    if (rejection === 'unauthorized') counts.rejected.unauthorized++;
-    else if (rejection === 'login-page') counts.rejected.loginPage++;
-    const { unauthorized, loginPage } = counts.rejected;
-    if (counts.answered !== EARLY_REJECTIONS || unauthorized + loginPage !== counts.answered) return;
-    if (this.reported.has(entry)) return;
-    this.reported.add(entry);
-    this.onRejected?.(entry, { ...counts.rejected });
+    this.count(entry, this.countsOf(entry), entry.label, rejection);
+  }
+
+  /** The target answered a request that carried the credential headers of `-H` as given. */
+  answeredWithHeaders(rejection: Rejection | undefined): void {
+    const headers = this.headers;
+    if (headers !== undefined) this.count(headers, headers, headers.label, rejection);
+  }
+
+  private count(key: SecretEntry | Answers, answers: Answers, label: string, rejection?: Rejection): void {
+    answers.answered++;
+    if (rejection === 'unauthorized') answers.rejected.unauthorized++;
+    else if (rejection === 'login-page') answers.rejected.loginPage++;
+    const { unauthorized, loginPage } = answers.rejected;
+    if (answers.answered !== EARLY_REJECTIONS || unauthorized + loginPage !== answers.answered) return;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.onRejected?.(label, { ...answers.rejected });
   }
 
   /** A request was not sent: its entry's login failed. */
@@ -166,9 +208,15 @@ export class AuthLedger {
   }
 
   figures(): AuthFigures {
+    const headers = this.headers;
     return {
       requests: this.requests,
       authenticated: this.authenticated,
+      ...(headers === undefined
+        ? {}
+        : {
+            headers: { label: headers.label, answered: headers.answered, rejected: { ...headers.rejected } },
+          }),
       entries: [...this.counts].map(([entry, counts]) => ({
         entry,
         ...counts,

@@ -1,4 +1,4 @@
-import type { AuthFigures, AuthLedger, EntryFigures, RejectionCounts } from './auth-ledger.js';
+import type { AuthFigures, AuthLedger, EntryFigures, HeaderFigures, RejectionCounts } from './auth-ledger.js';
 import type { ScanRecorder, ScanStart } from './recorder.js';
 import { plannedRuns, runScan, type ScanPlan, type ScanRunSettings } from './run-scan.js';
 
@@ -6,8 +6,9 @@ export interface ScanSettings extends ScanRunSettings {
   readonly recorder: ScanRecorder;
   readonly describe: Pick<ScanStart, 'name' | 'templates' | 'assetIds' | 'rescanOf'>;
   /**
-   * The scan's authentication, recorded with it; a failed login fails the scan. A session shared by
-   * several scans gives the figures since this scan began.
+   * The scan's authentication, recorded with it; a failed login, or a secret (or `-H` credential)
+   * the target turned away on every answer, fails the scan. A session shared by several scans gives
+   * the figures since this scan began.
    */
   readonly ledger?: Pick<AuthLedger, 'figures'> | undefined;
 }
@@ -64,7 +65,9 @@ export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promi
   const ledger = settings.ledger;
   const failedLogins = ledger === undefined ? undefined : authenticationFailure(ledger.figures());
   try {
-    if (ledger !== undefined) recorder.authentication(ledger.figures());
+    // The store keeps figures per secret-file entry: a scan with only `-H` credentials has none.
+    const figures = ledger?.figures();
+    if (figures !== undefined && figures.entries.length > 0) recorder.authentication(figures);
     if (aborted) await recorder.fail(INTERRUPTED);
     else if (failedLogins !== undefined) await recorder.fail(failedLogins);
     else await recorder.finish();
@@ -84,9 +87,10 @@ export async function executeScan(plan: ScanPlan, settings: ScanSettings): Promi
  */
 export function authenticationFailure(figures: AuthFigures): string | undefined {
   const failed = figures.entries.filter((e) => e.failure !== undefined || refusedEverywhere(e));
-  if (failed.length === 0) return undefined;
   const each = failed.map((e) => (e.failure === undefined ? rejection(e) : loginFailure(e, e.failure)));
-  return `authentication failed: ${each.join('; ')}`;
+  const headers = figures.headers;
+  if (headers !== undefined && refusedEverywhere(headers)) each.push(headersRejection(headers));
+  return each.length === 0 ? undefined : `authentication failed: ${each.join('; ')}`;
 }
 
 function loginFailure(e: EntryFigures, failure: string): string {
@@ -96,7 +100,7 @@ function loginFailure(e: EntryFigures, failure: string): string {
 }
 
 /** Every answer to the entry's requests refused its secret (and there was at least one). */
-function refusedEverywhere(e: EntryFigures): boolean {
+function refusedEverywhere(e: Pick<EntryFigures, 'answered' | 'rejected'>): boolean {
   return e.answered > 0 && e.rejected.unauthorized + e.rejected.loginPage === e.answered;
 }
 
@@ -104,6 +108,12 @@ function refusedEverywhere(e: EntryFigures): boolean {
 export function rejection(e: Pick<EntryFigures, 'entry' | 'answered' | 'rejected'>): string {
   const all = e.answered === 1 ? 'the 1 request' : `all ${e.answered} requests`;
   return `${e.entry.label}: the target refused its secret on ${all} that carried it (${rejectionCauses(e.rejected)}): the secret is probably wrong or expired, or not the kind this target takes`;
+}
+
+/** `-H Authorization: the target refused it on all 5 requests that carried it (…)`. */
+function headersRejection(h: HeaderFigures): string {
+  const all = h.answered === 1 ? 'the 1 request' : `all ${h.answered} requests`;
+  return `${h.label}: the target refused it on ${all} that carried it (${rejectionCauses(h.rejected)}): the credential is probably wrong or expired`;
 }
 
 /** `401 Unauthorized` / `5 answered 401 Unauthorized, 2 redirected to a login page`. */

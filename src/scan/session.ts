@@ -15,6 +15,7 @@ import {
   coverage,
   entryOf,
   eventEntry,
+  isCredentialHeader,
   type Login,
   type LoginEvent,
   loginEntry,
@@ -36,6 +37,7 @@ import {
   retrying,
   type SkippedHost,
   transportDispatch,
+  watchingHeaders,
   withSecrets,
 } from '../send/index.js';
 import { AuthLedger, EARLY_REJECTIONS, type RejectionCounts } from './auth-ledger.js';
@@ -104,10 +106,11 @@ export interface SessionListener {
   /** A poll of the interactsh server failed (the session keeps polling). */
   onOastPollError?(message: string): void;
   /**
-   * The target refused an entry's secret on each of the first answers to requests that carried it
+   * The target refused an entry's secret (`label`: `static[0] of s.yaml`), or the credential
+   * headers of `-H` (`-H Authorization`), on each of the first answers to requests that carried it
    * (`EARLY_REJECTIONS` of them): once per entry, while the scan goes on.
    */
-  onSecretRejected?(entry: SecretEntry, rejected: RejectionCounts, answers: number): void;
+  onSecretRejected?(label: string, rejected: RejectionCounts, answers: number): void;
 }
 
 /** `-ps` logins or secret checks that failed: nothing of the scan was sent. */
@@ -240,15 +243,21 @@ async function openSession(
       : new HostErrorBudget(settings.maxHostErrors, (host) => listener.onHostSkipped?.(host));
   const sent = chain(wire, [hostErrors?.interceptor, retrying(settings.retries)]);
   const probe = httpProbe(wire, { timeoutMs: settings.timeoutMs });
-  const ledger = new AuthLedger(settings.secrets?.set, (entry, rejected) =>
-    listener.onSecretRejected?.(entry, rejected, EARLY_REJECTIONS),
+  const credentials = settings.headers.filter(([name]) => isCredentialHeader(name));
+  const ledger = new AuthLedger(
+    settings.secrets?.set,
+    (label, rejected) => listener.onSecretRejected?.(label, rejected, EARLY_REJECTIONS),
+    credentials.length === 0 ? undefined : credentials.map(([name]) => `-H ${name}`).join(', '),
   );
   const resolveScheme = (target: string, signal?: AbortSignal) => resolveTarget(target, probe, signal);
   const resolver =
     settings.secrets === undefined
       ? undefined
       : await readyResolver(settings, settings.secrets, { sent, ledger, listener, resolveScheme });
-  const dispatch: Dispatch = resolver === undefined ? sent : chain(sent, [withSecrets(resolver, ledger)]);
+  const dispatch: Dispatch = chain(sent, [
+    resolver === undefined ? undefined : withSecrets(resolver, ledger),
+    credentials.length === 0 ? undefined : watchingHeaders(credentials, (r) => ledger.answeredWithHeaders(r)),
+  ]);
   return {
     signal: settings.signal,
     redact,

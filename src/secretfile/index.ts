@@ -21,7 +21,7 @@ export {
   type StaticSecret,
   type Verify,
 } from './model.js';
-export { REDACTED, Redactor } from './redact.js';
+export { isCredentialHeader, REDACTED, Redactor } from './redact.js';
 export {
   type Applied,
   type LoginContext,

@@ -121,6 +121,12 @@ export class Redactor {
 /** Header names that carry credentials by convention (Authorization, X-API-Key, X-Auth-Token, …). */
 const CREDENTIAL_HEADER = /auth|token|secret|api-?key|apikey|session|passw|credential|csrf|xsrf|signature/;
 
+/** A header whose value is a credential (`-H Authorization: …`, `-H Cookie: …`, `-H X-Api-Key: …`). */
+export function isCredentialHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === 'cookie' || CREDENTIAL_HEADER.test(lower);
+}
+
 /** `Scheme credential` as in `Authorization: Bearer xyz`: the credential part. */
 const AUTH_SCHEME = /^\s*[A-Za-z][\w-]*\s+(\S.*?)\s*$/;
 

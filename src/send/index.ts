@@ -16,6 +16,7 @@ export {
   type Sent,
   transportDispatch,
 } from './dispatch.js';
+export { watchingHeaders } from './header-credentials.js';
 export { HostErrorBudget, HostSkipped, type SkippedHost } from './host-errors.js';
 export { rateLimited } from './rate.js';
 export { type Rejection, rejectionOf } from './rejection.js';

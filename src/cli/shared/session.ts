@@ -132,9 +132,9 @@ export async function withCommandSession<T>(
     onDump: (dumped) => output.dumped(dumped),
     onOastReady: (description) => output.info(`out-of-band callbacks go to ${description}`),
     onOastPollError: (message) => output.warn(`out-of-band: ${message}`),
-    onSecretRejected: (entry, rejected, answers) =>
+    onSecretRejected: (label, rejected, answers) =>
       output.alert(
-        `${entry.label}: the target refused its secret on each of the first ${answers} requests that carried it (${rejectionCauses(rejected)}); the scan goes on, and fails at its end if every answer refuses it`,
+        `${label}: the target refused ${label.startsWith('-H ') ? 'it' : 'its secret'} on each of the first ${answers} requests that carried it (${rejectionCauses(rejected)}); the scan goes on, and fails at its end if every answer refuses it`,
       ),
   };
   try {

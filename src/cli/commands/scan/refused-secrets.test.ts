@@ -236,3 +236,73 @@ describe('a secret the target takes', () => {
     expect(result.code, result.err).toBe(0);
   });
 });
+
+describe('a credential given with -H', () => {
+  it('fails the scan, even with -silent, when the target turns it away on every answer', async () => {
+    const result = await ws.cli(
+      ['scan', '-u', api.origin, '-t', 'api.yaml', '-H', 'Authorization: Bearer old-4d2e'].concat([
+        '--no-store',
+        '-silent',
+      ]),
+    );
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(
+      'error: authentication failed: -H Authorization: the target refused it on all 3 requests that carried it (401 Unauthorized): the credential is probably wrong or expired\n',
+    );
+  });
+
+  it('says so while a long scan goes on, once, after the first ten refusals', async () => {
+    const result = await ws.cli(
+      ['scan', '-u', api.origin, '-t', 'many.yaml', '-H', 'Authorization: Bearer old-4d2e'].concat([
+        '--no-store',
+        '-silent',
+        '-c',
+        '1',
+      ]),
+    );
+    expect(result.code).toBe(2);
+    expect(result.err.trim().split('\n')[0]).toBe(
+      '[ERR] -H Authorization: the target refused it on each of the first 10 requests that carried it (401 Unauthorized); the scan goes on, and fails at its end if every answer refuses it',
+    );
+  });
+
+  it('passes when the target takes it, and the summary says how many requests carried it', async () => {
+    const result = await ws.cli([
+      'scan',
+      '-u',
+      api.origin,
+      '-t',
+      'api.yaml',
+      '-H',
+      `Authorization: Bearer ${TOKEN}`,
+      '--no-store',
+    ]);
+    expect(result.code, result.err).toBe(0);
+    expect(result.err).toContain('  credentials    -H Authorization on 3 requests\n');
+    expect(result.err).not.toContain(TOKEN);
+  });
+
+  it('is not judged where a secret file replaced it, nor is a header that is no credential', async () => {
+    const replaced = await ws.cli(
+      ['scan', '-u', api.origin, '-t', 'api.yaml', '-H', 'Authorization: Bearer old-4d2e'].concat([
+        '-sf',
+        bearer(TOKEN),
+        '--no-store',
+      ]),
+    );
+    expect(replaced.code, replaced.err).toBe(0);
+    expect(replaced.err).not.toContain('credentials');
+    const plain = await ws.cli([
+      'scan',
+      '-u',
+      api.origin,
+      '-t',
+      'api.yaml',
+      '-H',
+      'X-Trace: 1',
+      '--no-store',
+      '-silent',
+    ]);
+    expect(plain).toMatchObject({ code: 0, err: '' });
+  });
+});

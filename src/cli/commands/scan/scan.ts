@@ -179,7 +179,7 @@ async function scanWith(
             redact: session.redact,
             signal: session.signal,
             recorder,
-            ledger: secrets === undefined ? undefined : session.ledger,
+            ledger: session.ledger,
             describe: {
               name: config.name ?? rescanOf?.name ?? defaultName(targets),
               templates: templateList,
@@ -192,7 +192,8 @@ async function scanWith(
         const failure = outcome.failure ?? written;
         const redact = session.redact;
         if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
-        const authentication = secrets === undefined ? undefined : authSummary(session.ledger.figures());
+        const figures = session.ledger.figures();
+        const authentication = secrets === undefined ? undefined : authSummary(figures);
         output.truncatedBodies(stats.truncatedBodies);
         output.summary(
           summaryOf(
@@ -202,6 +203,7 @@ async function scanWith(
             { unsupported, broken: broken ?? 0 },
             authentication,
             session.skippedHosts(),
+            figures.headers,
           ),
           recorder.location,
         );

@@ -1,5 +1,5 @@
 /** The summary a scan ends with, from what its stats and its ledger counted. */
-import type { AuthSummary, ScanSummary, SkippedHosts } from '../../../output/index.js';
+import type { AuthSummary, HeaderCredentials, ScanSummary, SkippedHosts } from '../../../output/index.js';
 import type { AuthFigures, ScanPlan, ScanStats } from '../../../scan/index.js';
 
 export function summaryOf(
@@ -9,8 +9,10 @@ export function summaryOf(
   skipped: { readonly unsupported: number; readonly broken: number },
   authentication: AuthSummary | undefined,
   skippedHosts: SkippedHosts,
+  headers?: HeaderCredentials,
 ): ScanSummary {
   return {
+    ...(headers === undefined ? {} : { headerCredentials: headers }),
     skippedHosts,
     ...(authentication === undefined ? {} : { authentication }),
     outcome,
