@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApi } from '../../api/index.js';
 import type { ResultEvent } from '../../event/index.js';
-import { openStore, type Scan, type Store } from '../../store/index.js';
+import { type AuthenticationFigures, openStore, type Scan, type Store } from '../../store/index.js';
 import type { TestDatabase } from '../../store/testing/databases.js';
 import { dashboard } from '../plugin.js';
 import type { Sessions } from '../sessions.js';
@@ -88,6 +88,41 @@ export async function uploadedScan(
     await store.findings.addMany(scan.id, events.slice(i, i + 200));
   await store.scans.completeImport(scan.id);
   return store.scans.require(scan.id);
+}
+
+/** A scan that ran with secret files and ended (`finished`), these its authentication figures. */
+export async function authenticatedScan(
+  store: Store,
+  teamId: string,
+  name: string,
+  figures: AuthenticationFigures,
+): Promise<Scan> {
+  const scan = await store.scans.create({ teamId, name, targets: ['https://app.test'] });
+  await store.scans.markRunning(scan.id);
+  await store.authentication.add(scan.id, figures);
+  await store.scans.finish(scan.id);
+  return store.scans.require(scan.id);
+}
+
+/** A secret-file entry's figures, all 0 but those given. */
+export function entryFigures(
+  label: string,
+  counts: Partial<AuthenticationFigures['entries'][number]> = {},
+): AuthenticationFigures['entries'][number] {
+  return {
+    fingerprint: `fp-${label}`,
+    label,
+    kind: 'static',
+    types: ['header'],
+    scope: 'app.test',
+    requests: 0,
+    refused: 0,
+    rejected: 0,
+    logins: 0,
+    loginFailures: 0,
+    relogins: 0,
+    ...counts,
+  };
 }
 
 /** A browser-less client: keeps the cookies the server sets, follows no redirect. */
