@@ -5,6 +5,7 @@ import type { ResultEvent } from '../../event/index.js';
 import { type AuthenticationFigures, openStore, type Scan, type Store } from '../../store/index.js';
 import type { TestDatabase } from '../../store/testing/databases.js';
 import { dashboard } from '../plugin.js';
+import type { Rescan } from '../rescan.js';
 import type { Sessions } from '../sessions.js';
 
 /** The API with the dashboard, as `keyhole serve` builds it, on 127.0.0.1 (ephemeral port). */
@@ -17,7 +18,7 @@ export interface ServedDashboard {
 
 export async function serveDashboard(
   database: TestDatabase,
-  options: { sessions?: Sessions; logger?: Logger } = {},
+  options: { sessions?: Sessions; logger?: Logger; rescan?: (store: Store) => Rescan } = {},
 ): Promise<ServedDashboard> {
   const store = await openStore(database.location);
   try {
@@ -26,7 +27,11 @@ export async function serveDashboard(
       rateLimit: 0,
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    await app.register(dashboard, { store, ...(options.sessions ? { sessions: options.sessions } : {}) });
+    await app.register(dashboard, {
+      store,
+      ...(options.sessions ? { sessions: options.sessions } : {}),
+      ...(options.rescan ? { rescan: options.rescan(store) } : {}),
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
