@@ -55,7 +55,8 @@ pre { background: #0f172a; color: #e2e8f0; padding: .8rem 1rem; overflow: auto; 
 progress { width: 8rem; vertical-align: middle; }
 section.authentication .auth-share { margin: 0 0 .6rem; }
 ul.auth-problems { margin: 0 0 .8rem; padding-left: 1.4rem; }
-table.auth th { white-space: normal; }
+table.auth th { white-space: normal; word-break: normal; overflow-wrap: normal; }
+table.auth td { word-break: normal; overflow-wrap: break-word; }
 table.auth td.n { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 tr.auth-error td { background: #fdecec; } tr.auth-warning td { background: #fff7e6; }
 tr.auth-error td:first-child { box-shadow: inset 4px 0 var(--high); } tr.auth-warning td:first-child { box-shadow: inset 4px 0 var(--medium); }
