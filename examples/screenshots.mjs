@@ -36,25 +36,29 @@ async function main() {
   const db = join(scratch, 'keyhole.db');
   const app = await start({ ports: DEFAULT_PORTS });
   try {
-    // The templates and the secret file are copied first, so the paths the scans store are neutral.
+    // The templates and the secret file are copied first and named from the scratch folder, so the
+    // paths the scans store (and the entries' labels, `static[0] of secrets.yaml`) are neutral.
     await cp(join(ROOT, 'examples/templates'), join(scratch, 'templates'), { recursive: true });
     await cp(join(ROOT, 'examples/secrets.yaml'), join(scratch, 'secrets.yaml'));
     await chmod(join(scratch, 'secrets.yaml'), 0o600);
     const urls = AREAS.map((area) => app.urls[area.key]);
     const scan = (name, targets) =>
-      keyhole([
-        'scan',
-        '-sf',
-        join(scratch, 'secrets.yaml'),
-        '-t',
-        join(scratch, 'templates/demo'),
-        '--name',
-        name,
-        '--db',
-        db,
-        '-silent',
-        ...targets.flatMap((u) => ['-u', u]),
-      ]);
+      keyhole(
+        [
+          'scan',
+          '-sf',
+          'secrets.yaml',
+          '-t',
+          'templates/demo',
+          '--name',
+          name,
+          '--db',
+          db,
+          '-silent',
+          ...targets.flatMap((u) => ['-u', u]),
+        ],
+        scratch,
+      );
     await scan('demo', urls);
     await scan('demo, four areas', urls.slice(0, 4));
     await writeFile(join(scratch, 'areas.txt'), `${urls.join('\n')}\n`);
@@ -146,11 +150,11 @@ function serve(args) {
   });
 }
 
-/** Runs keyhole; resolves to its stdout, rejects when it fails. */
-function keyhole(args) {
+/** Runs keyhole (in `cwd`); resolves to its stdout, rejects when it fails. */
+function keyhole(args, cwd = ROOT) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [KEYHOLE, ...args], {
-      cwd: ROOT,
+      cwd,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
