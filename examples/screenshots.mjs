@@ -3,7 +3,9 @@
  * `npm run screenshots`: docs/dashboard/*.png, one per dashboard page, taken by Debian's Chromium
  * (playwright-core, /usr/bin/chromium) over the demo's data: the demo app on its default ports
  * (27801-27805), scanned with examples/secrets.yaml into a scratch store, once over all five areas
- * and once over four, plus an asset list; a finding is triaged before its page is taken. Run it after `npm run build` (which the script does).
+ * and once over four, plus an asset list; a finding is triaged before its page is taken. The pages
+ * are served by `keyhole serve` over that store, so a write key sees what it sees there (the scan
+ * page's Rescan button). Run it after `npm run build` (which the script does).
  */
 import { spawn } from 'node:child_process';
 import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,8 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { buildApi } from '../dist/api/index.js';
-import { dashboard } from '../dist/dashboard/index.js';
 import { openStore } from '../dist/store/index.js';
 import { AREAS, DEFAULT_PORTS, start } from './demo-app/server.js';
 
@@ -36,25 +36,29 @@ async function main() {
   const db = join(scratch, 'keyhole.db');
   const app = await start({ ports: DEFAULT_PORTS });
   try {
-    // The templates and the secret file are copied first, so the paths the scans store are neutral.
+    // The templates and the secret file are copied first and named from the scratch folder, so the
+    // paths the scans store (and the entries' labels, `static[0] of secrets.yaml`) are neutral.
     await cp(join(ROOT, 'examples/templates'), join(scratch, 'templates'), { recursive: true });
     await cp(join(ROOT, 'examples/secrets.yaml'), join(scratch, 'secrets.yaml'));
     await chmod(join(scratch, 'secrets.yaml'), 0o600);
     const urls = AREAS.map((area) => app.urls[area.key]);
     const scan = (name, targets) =>
-      keyhole([
-        'scan',
-        '-sf',
-        join(scratch, 'secrets.yaml'),
-        '-t',
-        join(scratch, 'templates/demo'),
-        '--name',
-        name,
-        '--db',
-        db,
-        '-silent',
-        ...targets.flatMap((u) => ['-u', u]),
-      ]);
+      keyhole(
+        [
+          'scan',
+          '-sf',
+          'secrets.yaml',
+          '-t',
+          'templates/demo',
+          '--name',
+          name,
+          '--db',
+          db,
+          '-silent',
+          ...targets.flatMap((u) => ['-u', u]),
+        ],
+        scratch,
+      );
     await scan('demo', urls);
     await scan('demo, four areas', urls.slice(0, 4));
     await writeFile(join(scratch, 'areas.txt'), `${urls.join('\n')}\n`);
@@ -62,19 +66,27 @@ async function main() {
     const key = (
       await keyhole(['keys', 'create', '--name', 'screenshots', '--scope', 'write', '--db', db])
     ).trim();
-    await shoot(db, key);
+    const server = await serve([
+      '--db',
+      db,
+      '--secrets',
+      join(scratch, 'secrets.yaml'),
+      '--templates-dir',
+      join(scratch, 'templates'),
+    ]);
+    try {
+      await shoot(server.url, db, key);
+    } finally {
+      await server.close();
+    }
   } finally {
     await app.close();
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-async function shoot(db, key) {
+async function shoot(base, db, key) {
   const store = await openStore({ engine: 'sqlite', path: db, isDefault: false });
-  const server = await buildApi({ store, rateLimit: 0 });
-  await server.register(dashboard, { store });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${server.server.address().port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -91,6 +103,7 @@ async function shoot(db, key) {
     await snap('scans');
     await page.click('text=/^demo$/');
     await page.waitForSelector('svg.chart');
+    await page.waitForSelector('form.rescan');
     await snap('scan');
     await page.locator('tr[data-finding] a').first().click();
     await page.waitForURL(/\/findings\//);
@@ -109,16 +122,39 @@ async function shoot(db, key) {
     await snap('keys');
   } finally {
     await browser.close();
-    await server.close();
     await store.close();
   }
 }
 
-/** Runs keyhole; resolves to its stdout, rejects when it fails. */
-function keyhole(args) {
+/** `keyhole serve` on a free port until `close()`; resolves once it listens. */
+function serve(args) {
+  const child = spawn(process.execPath, [KEYHOLE, 'serve', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ended = new Promise((resolve) => child.on('close', resolve));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const url = /"url":"(http:\/\/[^"]+)".*"msg":"listening"/.exec(out)?.[1];
+      if (url === undefined) return;
+      const close = () => {
+        child.kill('SIGTERM');
+        return ended;
+      };
+      resolve({ url, close });
+    });
+    child.on('error', reject);
+    ended.then((code) => reject(new Error(`keyhole serve exited with ${code}`)));
+  });
+}
+
+/** Runs keyhole (in `cwd`); resolves to its stdout, rejects when it fails. */
+function keyhole(args, cwd = ROOT) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [KEYHOLE, ...args], {
-      cwd: ROOT,
+      cwd,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

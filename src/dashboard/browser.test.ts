@@ -4,10 +4,19 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServerScans } from '../cli/commands/serve/scans.js';
+import { pathsTemplate } from '../scan/testing/workspace.js';
 import type { Scan } from '../store/index.js';
-import { sqliteTestDatabase } from '../store/testing/databases.js';
+import { postgresTestDatabase, sqliteTestDatabase } from '../store/testing/databases.js';
 import { chromiumMissing, launchChromium } from './testing/chromium.js';
-import { resultEvent, type ServedDashboard, serveDashboard, uploadedScan } from './testing/serve.js';
+import {
+  authenticatedScan,
+  entryFigures,
+  resultEvent,
+  type ServedDashboard,
+  serveDashboard,
+  uploadedScan,
+} from './testing/serve.js';
 
 const missing = chromiumMissing();
 if (missing !== undefined) console.warn(`skipping the dashboard's browser tests: ${missing}`);
@@ -30,6 +39,7 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
   let second: Scan;
   let hostile: Scan;
   let running: Scan;
+  let refused: Scan;
 
   beforeAll(async () => {
     served = await serveDashboard(await sqliteTestDatabase());
@@ -69,6 +79,13 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
     });
     await store.scans.markRunning(running.id);
     await store.scans.updateProgress(running.id, { progress: 10 });
+    refused = await authenticatedScan(store, team.id, 'token expired', {
+      unauthenticated: 1,
+      entries: [
+        entryFigures('static[0] of <b>x</b>.yaml', { requests: 6, rejected: 6 }),
+        entryFigures('static[1] of <b>x</b>.yaml', { scope: 'api.test', requests: 3 }),
+      ],
+    });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -210,6 +227,44 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
     await page.close();
   });
 
+  it("shows a scan's authentication with the entry whose secret the target turned away marked in words", async () => {
+    const { page, violations } = await watchedPage();
+    await signIn(page, `/scans/${refused.id}`);
+    const section = page.locator('section.authentication');
+    expect(await section.locator('.auth-share').textContent()).toBe(
+      'Problem: Authenticated: 3 of 10 requests (30%); 6 more carried a secret the target turned away',
+    );
+    const cells = (n: number) => section.locator('tr[data-auth-entry]').nth(n).locator('td').allInnerTexts();
+    expect(await cells(0)).toEqual([
+      'static[0] of <b>x</b>.yaml\nProblem: the target turned its secret away on every request',
+      'static: header',
+      'app.test',
+      '6',
+      '0',
+      '6',
+      '0 / 0 / 0',
+    ]);
+    expect(await cells(1)).toEqual([
+      'static[1] of <b>x</b>.yaml',
+      'static: header',
+      'api.test',
+      '3',
+      '0',
+      '0',
+      '0 / 0 / 0',
+    ]);
+    expect(await section.locator('tr.auth-error').count()).toBe(1);
+    expect(await page.locator('main b').count()).toBe(0);
+    await page.goto(`${served.url}/scans`);
+    await page.click(`a.auth-mark[href="/scans/${refused.id}#authentication"]`);
+    await page.waitForURL(/#authentication$/);
+    await page.goto(`${served.url}/scans/${first.id}`);
+    expect(await page.locator('section.authentication').count()).toBe(0);
+    expect(await page.locator('text=Authentication').count()).toBe(0);
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
   it('runs nothing that a finding holds: responses, extracted values, names and hosts are text', async () => {
     const { page, dialogs, violations } = await watchedPage();
     await signIn(page);
@@ -253,6 +308,94 @@ describe.skipIf(missing !== undefined)('the dashboard in Chromium', () => {
       { timeout: 5_000 },
     );
     expect(await page.evaluate(() => (window as unknown as { __ran?: number }).__ran)).toBeUndefined();
+    await page.close();
+  });
+});
+
+/**
+ * The Rescan button as `keyhole serve` wires it on PostgreSQL: the scan is queued again (its targets
+ * and its templates as stored) for `keyhole worker`, and the browser lands on the new scan.
+ */
+describe.skipIf(missing !== undefined)("the scan page's Rescan button in Chromium", () => {
+  let served: ServedDashboard;
+  let browser: Browser;
+  let writeKey: string;
+  let readKey: string;
+  let original: Scan;
+  const stop = new AbortController();
+
+  beforeAll(async () => {
+    served = await serveDashboard(await postgresTestDatabase(), {
+      rescan: (store) => {
+        const scans = new ServerScans(store, {
+          templatesDir: undefined,
+          secretFiles: [],
+          sessions: undefined,
+          signal: stop.signal,
+          log: { info: () => undefined, error: () => undefined },
+        });
+        return (scanId, teamId) => scans.rescan(scanId, teamId);
+      },
+    });
+    const { store } = served;
+    const team = await store.teams.ensure('default');
+    writeKey = (await store.keys.create({ teamId: team.id, name: 'rescanner', scope: 'write' })).secret;
+    readKey = (await store.keys.create({ teamId: team.id, name: 'reader' })).secret;
+    const scan = await store.scans.create({
+      teamId: team.id,
+      name: 'nightly',
+      targets: ['https://app.test', 'https://api.test'],
+      templates: [
+        { id: 'found', path: 'web/found.yaml', content: pathsTemplate('found', ['{{BaseURL}}/found']) },
+      ],
+    });
+    await store.scans.markRunning(scan.id);
+    await store.scans.finish(scan.id);
+    original = await store.scans.require(scan.id);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    stop.abort();
+    await browser?.close();
+    await served?.close();
+  });
+
+  async function signIn(page: Page, path: string, apiKey: string): Promise<void> {
+    await page.goto(served.url + path);
+    await page.fill('input[name=key]', apiKey);
+    await page.click('button[type=submit]');
+    await page.waitForLoadState('load');
+  }
+
+  it('starts the scan again from its page and lands on the new scan, queued, with no button of its own', async () => {
+    const page = await browser.newPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    await signIn(page, `/scans/${original.id}`, writeKey);
+    await page.click('form.rescan button[type=submit]');
+    await page.waitForURL(
+      (url) => /^\/scans\/[0-9a-v]{20}$/.test(url.pathname) && !url.pathname.endsWith(original.id),
+    );
+    const again = new URL(page.url()).pathname.slice('/scans/'.length);
+    expect(await page.textContent('h1')).toBe('nightly');
+    expect(await page.textContent('dl.facts [data-status]')).toBe('queued');
+    expect(await page.locator('form.rescan').count()).toBe(0);
+    const team = await served.store.teams.ensure('default');
+    const rescan = await served.store.scans.get(again, team.id);
+    expect(rescan?.rescanOf).toBe(original.id);
+    expect(await served.store.scans.targets(again)).toEqual(['https://app.test', 'https://api.test']);
+    expect((await served.store.scans.templates(again)).map((t) => t.id)).toEqual(['found']);
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a read key no Rescan button', async () => {
+    const page = await browser.newPage();
+    await signIn(page, `/scans/${original.id}`, readKey);
+    expect(await page.textContent('h1')).toBe('nightly');
+    expect(await page.locator('form.rescan').count()).toBe(0);
     await page.close();
   });
 });

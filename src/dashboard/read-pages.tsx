@@ -45,21 +45,24 @@ export function registerReadPages(app: FastifyInstance, store: Store, canRescan:
     const search = text(query, 'search', 200) ?? '';
     const status = scanStatusOf(query);
     const offset = offsetOf(query);
-    const scans = await store.scans.list(teamId, {
+    const listed = await store.scans.list(teamId, {
       offset,
       limit: SCANS_PER_PAGE + 1,
       search,
       ...(status === undefined ? {} : { statuses: [status] }),
     });
+    const scans = listed.slice(0, SCANS_PER_PAGE);
+    const authentication = await store.authentication.of(scans.map((scan) => scan.id));
     return (
       <ScansPage
         viewer={viewer}
         view={{
-          scans: scans.slice(0, SCANS_PER_PAGE),
+          scans,
+          authentication,
           search,
           status,
           offset,
-          hasNext: scans.length > SCANS_PER_PAGE,
+          hasNext: listed.length > SCANS_PER_PAGE,
         }}
       />
     );
@@ -91,10 +94,11 @@ export function registerReadPages(app: FastifyInstance, store: Store, canRescan:
     };
     const sort = sortOf(query);
     const after = cursorOf(query);
-    const [found, hosts, templateIds] = await Promise.all([
+    const [found, hosts, templateIds, authentication] = await Promise.all([
       store.browse.page(scan.id, { filter, sort, after, limit: FINDINGS_PER_PAGE }),
       store.scans.targets(scan.id, { first: 0, count: SUGGESTIONS }),
       store.browse.templateIds(scan.id, SUGGESTIONS),
+      store.authentication.of([scan.id]),
     ]);
     return (
       <ScanPage
@@ -109,6 +113,7 @@ export function registerReadPages(app: FastifyInstance, store: Store, canRescan:
           hosts,
           templateIds,
           canRescan,
+          authentication: authentication.get(scan.id),
         }}
       />
     );

@@ -53,6 +53,18 @@ pre { background: #0f172a; color: #e2e8f0; padding: .8rem 1rem; overflow: auto; 
 .signin { max-width: 420px; margin: 4rem auto; background: #fff; border: 1px solid var(--line); padding: 1.5rem; border-radius: 6px; }
 .signin form { display: flex; flex-direction: column; gap: .8rem; }
 progress { width: 8rem; vertical-align: middle; }
+section.authentication .auth-share { margin: 0 0 .6rem; }
+ul.auth-problems { margin: 0 0 .8rem; padding-left: 1.4rem; }
+table.auth th { white-space: normal; word-break: normal; overflow-wrap: normal; }
+table.auth td { word-break: normal; overflow-wrap: break-word; }
+table.auth td.n { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+tr.auth-error td { background: #fdecec; } tr.auth-warning td { background: #fff7e6; }
+tr.auth-error td:first-child { box-shadow: inset 4px 0 var(--high); } tr.auth-warning td:first-child { box-shadow: inset 4px 0 var(--medium); }
+.auth-problem { display: block; font-size: .8rem; font-weight: 600; }
+.marker { white-space: nowrap; font-size: .75rem; padding: 0 .35rem; border: 1px dashed var(--muted); border-radius: 4px; color: var(--muted); }
+a.auth-mark { white-space: nowrap; font-size: .8rem; font-weight: 600; padding: 0 .4rem; border-radius: 4px; text-decoration: none; }
+a.auth-mark.auth-error { background: #fdecec; border: 1px solid #f19999; color: #9b1c1c; }
+a.auth-mark.auth-warning { background: #fff7e6; border: 1px solid #f5c26b; color: #7a4b00; }
 `;
 
 /**

@@ -5,10 +5,12 @@ import {
   type FindingSort,
   type FindingSummary,
   type Scan,
+  type ScanAuthentication,
   SEVERITY_RANK,
   VULN_STATUSES,
 } from '../../store/index.js';
 import { formatTime, Layout, link, SeverityBadge, type Viewer } from '../layout.js';
+import { AuthenticationSection } from './authentication.js';
 
 export const FINDINGS_PER_PAGE = 50;
 
@@ -25,6 +27,8 @@ export interface ScanView {
   readonly templateIds: readonly string[];
   /** The server starts scans again (`keyhole serve`): a write key sees the Rescan button. */
   readonly canRescan: boolean;
+  /** How authenticated the scan was; undefined when it ran without secret files (or was imported). */
+  readonly authentication: ScanAuthentication | undefined;
 }
 
 const SORT_LABELS: Record<FindingSort, string> = {
@@ -81,6 +85,9 @@ export function ScanPage(props: { viewer: Viewer; view: ScanView }) {
       <p>
         <a href={link('/compare', { head: scan.id })}>Compare with another scan</a>
       </p>
+      {props.view.authentication === undefined ? null : (
+        <AuthenticationSection auth={props.view.authentication} live={live} />
+      )}
       <h2>Findings by severity</h2>
       <SeverityChart counts={scan.severity} />
       <h2 id="findings">Findings</h2>

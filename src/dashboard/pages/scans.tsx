@@ -1,11 +1,14 @@
-import { SCAN_STATUSES, type Scan, type ScanStatus } from '../../store/index.js';
+import { SCAN_STATUSES, type Scan, type ScanAuthentication, type ScanStatus } from '../../store/index.js';
 import { formatTime, Layout, link, type Viewer } from '../layout.js';
+import { AuthenticationMark } from './authentication.js';
 
 export const SCANS_PER_PAGE = 25;
 const LIVE: readonly ScanStatus[] = ['queued', 'starting', 'running'];
 
 export interface ScansView {
   readonly scans: readonly Scan[];
+  /** The listed scans' authentication figures (those run with secret files). */
+  readonly authentication: ReadonlyMap<string, ScanAuthentication>;
   readonly search: string;
   readonly status: ScanStatus | undefined;
   readonly offset: number;
@@ -52,7 +55,7 @@ export function ScansPage(props: { viewer: Viewer; view: ScansView }) {
           </thead>
           <tbody>
             {scans.map((scan) => (
-              <ScanRow scan={scan} />
+              <ScanRow scan={scan} auth={props.view.authentication.get(scan.id)} />
             ))}
           </tbody>
         </table>
@@ -65,7 +68,7 @@ export function ScansPage(props: { viewer: Viewer; view: ScansView }) {
   );
 }
 
-function ScanRow({ scan }: { scan: Scan }) {
+function ScanRow({ scan, auth }: { scan: Scan; auth: ScanAuthentication | undefined }) {
   const total = Object.values(scan.severity).reduce((sum, n) => sum + n, 0);
   return (
     <tr data-live-scan={LIVE.includes(scan.status) ? scan.id : undefined}>
@@ -75,7 +78,8 @@ function ScanRow({ scan }: { scan: Scan }) {
       <td>
         <span class="status" data-status>
           {scan.status}
-        </span>
+        </span>{' '}
+        <AuthenticationMark scanId={scan.id} auth={auth} />
       </td>
       <td>
         <progress max={100} value={scan.progress} /> <span data-percent>{`${scan.progress}%`}</span>

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApi } from '../../api/index.js';
 import type { ResultEvent } from '../../event/index.js';
-import { openStore, type Scan, type Store } from '../../store/index.js';
+import { type AuthenticationFigures, openStore, type Scan, type Store } from '../../store/index.js';
 import type { TestDatabase } from '../../store/testing/databases.js';
 import { dashboard } from '../plugin.js';
+import type { Rescan } from '../rescan.js';
 import type { Sessions } from '../sessions.js';
 
 /** The API with the dashboard, as `keyhole serve` builds it, on 127.0.0.1 (ephemeral port). */
@@ -17,7 +18,7 @@ export interface ServedDashboard {
 
 export async function serveDashboard(
   database: TestDatabase,
-  options: { sessions?: Sessions; logger?: Logger } = {},
+  options: { sessions?: Sessions; logger?: Logger; rescan?: (store: Store) => Rescan } = {},
 ): Promise<ServedDashboard> {
   const store = await openStore(database.location);
   try {
@@ -26,7 +27,11 @@ export async function serveDashboard(
       rateLimit: 0,
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    await app.register(dashboard, { store, ...(options.sessions ? { sessions: options.sessions } : {}) });
+    await app.register(dashboard, {
+      store,
+      ...(options.sessions ? { sessions: options.sessions } : {}),
+      ...(options.rescan ? { rescan: options.rescan(store) } : {}),
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
@@ -88,6 +93,41 @@ export async function uploadedScan(
     await store.findings.addMany(scan.id, events.slice(i, i + 200));
   await store.scans.completeImport(scan.id);
   return store.scans.require(scan.id);
+}
+
+/** A scan that ran with secret files and ended (`finished`), these its authentication figures. */
+export async function authenticatedScan(
+  store: Store,
+  teamId: string,
+  name: string,
+  figures: AuthenticationFigures,
+): Promise<Scan> {
+  const scan = await store.scans.create({ teamId, name, targets: ['https://app.test'] });
+  await store.scans.markRunning(scan.id);
+  await store.authentication.add(scan.id, figures);
+  await store.scans.finish(scan.id);
+  return store.scans.require(scan.id);
+}
+
+/** A secret-file entry's figures, all 0 but those given. */
+export function entryFigures(
+  label: string,
+  counts: Partial<AuthenticationFigures['entries'][number]> = {},
+): AuthenticationFigures['entries'][number] {
+  return {
+    fingerprint: `fp-${label}`,
+    label,
+    kind: 'static',
+    types: ['header'],
+    scope: 'app.test',
+    requests: 0,
+    refused: 0,
+    rejected: 0,
+    logins: 0,
+    loginFailures: 0,
+    relogins: 0,
+    ...counts,
+  };
 }
 
 /** A browser-less client: keeps the cookies the server sets, follows no redirect. */
