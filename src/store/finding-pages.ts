@@ -40,6 +40,22 @@ export interface ServedFindingPage {
   readonly total: number;
 }
 
+/**
+ * Up to this many findings matching a search, they are read by their targets and templates
+ * (`finding_search_candidates`, migration 0018) and sorted; past it the matches are common enough that walking the
+ * team's newest-first index meets a page of them sooner.
+ */
+export const SEARCH_CANDIDATES = 5_000;
+
+/**
+ * A search's total, from `finding_tally`, and when it is at most {@link SEARCH_CANDIDATES} the
+ * targets and templates of its matches: every match has one of each.
+ */
+interface Searched {
+  readonly total: number;
+  readonly candidates?: { readonly targets: string[]; readonly templates: string[] } | undefined;
+}
+
 const SEVERITY_COLUMNS = {
   critical: 'severity_critical',
   high: 'severity_high',
@@ -56,7 +72,11 @@ const SEVERITY_COLUMNS = {
  * walk stops after the page.
  */
 export class FindingPages {
-  constructor(private readonly conn: Connection) {}
+  constructor(
+    private readonly conn: Connection,
+    /** See {@link SEARCH_CANDIDATES}; tests lower it to walk every search. */
+    private readonly searchCandidates = SEARCH_CANDIDATES,
+  ) {}
 
   private get db(): Kysely<Database> {
     return this.conn.db;
@@ -69,14 +89,18 @@ export class FindingPages {
   ): Promise<TeamFindingPage> {
     // Deferred join: the window is found on the narrow index (the skipped entries' events, the
     // bulk of a row, are never read), then only its rows are.
-    const ids = await this.pageIds(teamId, filter, window);
+    const searched = await this.searched(teamId, filter);
+    const ids = await this.pageIds(teamId, filter, window, searched);
     const rows = await this.db
       .selectFrom('finding')
       .selectAll()
       .where('id', 'in', ids)
       .orderBy('id', 'desc')
       .execute();
-    return { findings: await findingsOf(this.db, rows), total: await this.count(teamId, filter) };
+    return {
+      findings: await findingsOf(this.db, rows),
+      total: searched?.total ?? (await this.count(teamId, filter)),
+    };
   }
 
   /**
@@ -88,7 +112,8 @@ export class FindingPages {
     filter: TeamFindingFilter,
     window: { offset: number; limit: number },
   ): Promise<ServedFindingPage> {
-    const ids = await this.pageIds(teamId, filter, window);
+    const searched = await this.searched(teamId, filter);
+    const ids = await this.pageIds(teamId, filter, window, searched);
     const rows = await this.db
       .selectFrom('finding')
       .select([
@@ -119,17 +144,42 @@ export class FindingPages {
       ...findingColumnsOf(row, sources),
       servedFields: row.served_fields ?? servedFindingFields(JSON.parse(row.event ?? '{}') as ResultEvent),
     }));
-    return { findings, total: await this.count(teamId, filter) };
+    return { findings, total: searched?.total ?? (await this.count(teamId, filter)) };
   }
 
   /**
    * The query of the ids of a page, newest first: what {@link list} runs, and whose plan tests
    * check. A deep page of the team's findings, unfiltered or by severity and status, starts in
    * the id bucket that holds its first row (found through `finding_bucket`) and skips only
-   * within it, so its cost does not grow with the offset.
+   * within it, so its cost does not grow with the offset. A search that few findings match
+   * reads those by their targets and templates (see {@link searched}) and sorts them.
    */
-  async pageIds(teamId: string, filter: TeamFindingFilter, window: { offset: number; limit: number }) {
+  async pageIds(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+    searched?: Searched,
+  ) {
     let query = this.matching(teamId, filter);
+    const candidates = (searched ?? (await this.searched(teamId, filter)))?.candidates;
+    if (candidates !== undefined) {
+      if (candidates.targets.length === 0) return query.select('id').where(sql<boolean>`1 = 0`);
+      // Every match has one of these targets and templates; the search still decides. The limit
+      // fences the matches off from the page's order, which the planners would otherwise take
+      // from the team's newest-first index, walking it (PostgreSQL estimates the search's
+      // share of rows with a constant).
+      const matches = query
+        .select('id')
+        .where('target', 'in', candidates.targets)
+        .where('template_id', 'in', candidates.templates)
+        .limit(Number.MAX_SAFE_INTEGER);
+      return this.db
+        .selectFrom(matches.as('match'))
+        .select('id')
+        .orderBy('id', 'desc')
+        .limit(window.limit)
+        .offset(window.offset);
+    }
     let offset = window.offset;
     if (offset >= DEEP_OFFSET && countedByBucket(filter)) {
       const place = await this.locate(teamId, filter, offset);
@@ -186,18 +236,8 @@ export class FindingPages {
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     }
-    if (filter.scanId === undefined && filter.since === undefined) {
-      let query = this.db
-        .selectFrom('finding_tally')
-        .select((eb) => eb.fn.sum<number | string | null>('n').as('n'))
-        .where('team_id', '=', teamId)
-        .where(targetOrTemplateContains(this.conn.engine, filter.search ?? ''));
-      if ((filter.severities ?? []).length > 0)
-        query = query.where('severity', 'in', filter.severities ?? []);
-      if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
-      const row = await query.executeTakeFirst();
-      return Number(row?.n ?? 0);
-    }
+    const searched = await this.searched(teamId, filter);
+    if (searched !== undefined) return searched.total;
     const bySeverityOnly =
       (filter.statuses ?? []).length === 0 && (filter.search ?? '') === '' && filter.since === undefined;
     if (bySeverityOnly) {
@@ -217,6 +257,35 @@ export class FindingPages {
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
       .executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * A search of the team's findings (without scan or age), counted over `finding_tally` (a row
+   * per distinct target, template, severity and status): its total, and the targets and
+   * templates of its matches when they are few. Undefined for other filters.
+   */
+  private async searched(teamId: string, filter: TeamFindingFilter): Promise<Searched | undefined> {
+    if ((filter.search ?? '') === '' || filter.scanId !== undefined || filter.since !== undefined)
+      return undefined;
+    let query = this.db
+      .selectFrom('finding_tally')
+      .select(['target', 'template_id'])
+      .select(sql<number | string>`sum(sum(n)) over ()`.as('total'))
+      .where('team_id', '=', teamId)
+      .where(targetOrTemplateContains(this.conn.engine, filter.search ?? ''));
+    if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
+    if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
+    // The total is summed over every group before the limit; past the limit the pairs are not needed.
+    const rows = await query
+      .groupBy(['target', 'template_id'])
+      .having(sql`sum(n)`, '>', 0)
+      .limit(this.searchCandidates + 1)
+      .execute();
+    const total = Number(rows[0]?.total ?? 0);
+    if (total > this.searchCandidates) return { total };
+    const targets = [...new Set(rows.map((row) => row.target))];
+    const templates = [...new Set(rows.map((row) => row.template_id))];
+    return { total, candidates: { targets, templates } };
   }
 
   private matching(teamId: string, filter: TeamFindingFilter) {

@@ -196,6 +196,17 @@ describe('listing plans on PostgreSQL', () => {
     },
   );
 
+  it('reads a rare search’s matches by target, not the team’s findings newest first', async () => {
+    // One target of 50: a 50th of the findings, read at any offset and nothing else (twice when
+    // a bitmap's index and heap nodes each count them).
+    const filter = { search: 'HOST7.test' };
+    expect(await store.findingPages.count(team, filter)).toBe(ROWS / 50);
+    for (const offset of [0, 200, ROWS / 50 - LIMIT]) {
+      const ids = await store.findingPages.pageIds(team, filter, { offset, limit: LIMIT });
+      expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(2 * (ROWS / 50));
+    }
+  });
+
   it('counts what a plain OFFSET would read, so the bound above means something', async () => {
     const plain = store.connection.db
       .selectFrom('retest')
