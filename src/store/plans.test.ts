@@ -196,6 +196,13 @@ describe('listing plans on PostgreSQL', () => {
     },
   );
 
+  it('reads nothing for a filter that no finding matches', async () => {
+    const filter = { statuses: ['accepted_risk'] as VulnStatus[] };
+    expect(await store.findingPages.count(team, filter)).toBe(0);
+    const ids = await store.findingPages.pageIds(team, filter, { offset: 0, limit: LIMIT });
+    expect(await read(ids)).toBe(0);
+  });
+
   it('reads a rare search’s matches by target, not the team’s findings newest first', async () => {
     // One target of 50: a 50th of the findings, read at any offset and nothing else (twice when
     // a bitmap's index and heap nodes each count them).
