@@ -1,6 +1,6 @@
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate, locateByStatus } from './buckets.js';
+import { countRow, DEEP_OFFSET, located } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
@@ -320,13 +320,13 @@ export class Scans {
     let ids = this.db.selectFrom('scan').select('id').where(team, '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
-    let offset = query.offset;
-    if (byCreation && offset >= DEEP_OFFSET) {
-      const place =
-        statuses.length > 0
-          ? await locateByStatus(this.db, teamId, statuses, offset)
-          : await locate(this.db, 'scan_bucket', teamId, offset);
-      if (place === undefined) return undefined;
+    let offset: number | RawBuilder<number> = query.offset;
+    if (byCreation && query.offset >= DEEP_OFFSET) {
+      const place = located(
+        teamId,
+        query.offset,
+        statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
+      );
       ids = ids.where('created_at', '<', place.before);
       offset = place.skip;
     }
