@@ -27,15 +27,11 @@ interface Entry extends RenderedPage {
  * Requests for the same page under the same token share one rendering: when a page expires
  * under load, one request reads the store and the others wait for its bytes instead of each
  * reading the same rows again.
- *
- * API key checks are cached under the token the same way, so a revocation (a write) takes
- * effect on the next request.
  */
 export class PageCache {
   private token = '';
   private readonly pages = new Map<string, Entry>();
   private readonly rendering = new Map<string, Promise<RenderedPage>>();
-  private readonly principals = new Map<string, unknown>();
   private bytes = 0;
 
   constructor(
@@ -49,7 +45,6 @@ export class PageCache {
     this.token = token;
     this.pages.clear();
     this.rendering.clear();
-    this.principals.clear();
     this.bytes = 0;
   }
 
@@ -80,16 +75,6 @@ export class PageCache {
     } finally {
       if (this.rendering.get(key) === rendered) this.rendering.delete(key);
     }
-  }
-
-  /** The principal a key hash stood for under the current token: a value, `null` (refused), or undefined (not known). */
-  principal<T>(keyHash: string): T | null | undefined {
-    return this.principals.get(keyHash) as T | null | undefined;
-  }
-
-  rememberPrincipal(token: string, keyHash: string, principal: unknown): void {
-    if (token !== this.token || this.principals.size > 10_000) return;
-    this.principals.set(keyHash, principal);
   }
 
   private keep(key: string, page: RenderedPage, at: number): void {

@@ -18,6 +18,7 @@ import {
 import { PageCache } from './cache.js';
 import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
+import { KeyChecks } from './key-checks.js';
 import { apiLogger } from './log.js';
 import { JsonText } from './routes/page.js';
 import { readRoutes } from './routes/reads.js';
@@ -168,12 +169,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void> {
   const { store } = options;
   const cache = options.cache === false ? undefined : new PageCache();
+  const keyChecks = new KeyChecks<Principal>();
   v1.addHook('onRequest', async (request) => {
-    if (cache !== undefined) {
-      request.changeToken = await store.changeToken();
-      cache.observe(request.changeToken);
-    }
-    request.principal = await authenticate(store, request, cache);
+    request.changeToken = await store.changeToken();
+    cache?.observe(request.changeToken);
+    keyChecks.observe(request.changeToken);
+    request.principal = await authenticate(store, request, keyChecks);
   });
   /**
    * The page for this request: kept bytes when the team's page is cached under the store's
@@ -343,7 +344,7 @@ function answerWhileClosing(app: FastifyInstance): void {
 async function authenticate(
   store: Store,
   request: FastifyRequest,
-  cache: PageCache | undefined,
+  keyChecks: KeyChecks<Principal>,
 ): Promise<Principal> {
   const header = request.headers['x-api-key'];
   if (header === undefined || header === '') {
@@ -356,10 +357,10 @@ async function authenticate(
   if (typeof header !== 'string')
     throw new ApiError(401, 'unauthorized', 'send exactly one X-API-Key header');
   const hash = hashApiKey(header);
-  let principal = cache?.principal<Principal>(hash);
+  let principal = keyChecks.get(hash);
   if (principal === undefined) {
     principal = (await store.keys.authenticate(header)) ?? null;
-    cache?.rememberPrincipal(request.changeToken, hash, principal);
+    keyChecks.remember(request.changeToken, hash, principal);
   }
   if (principal === null) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
   return principal;

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 /** A day: a year of activity is 365 rows per team to sum, and a deep page skips within one day. */
@@ -46,44 +46,29 @@ export async function uncountRows(
 }
 
 /**
- * Where the row at `offset` (newest first) lies: the end of its day (exclusive) and how many
- * rows of that day and older to skip, or undefined when the team has fewer rows. Rows created
- * after that day cannot shift the answer, so it stays exact while new rows arrive.
+ * Where the row at `offset` (newest first) lies, as expressions of the page's own query (so a
+ * deep page is one query, one round trip on PostgreSQL): `before`, the end of its day
+ * (exclusive; NULL, which no row passes, when the team has fewer rows), and `skip`, how many
+ * rows of that day and older to skip. Counted per day in a bucket table, or for the scans whose
+ * status is one of `statuses` in `scan_status_bucket` (kept by triggers, migration 0008). Rows
+ * created after that day cannot shift the answer, so it stays exact while new rows arrive.
  */
-export async function locate(
-  db: Kysely<Database>,
-  table: BucketTableName,
+export function located(
   teamId: string,
   offset: number,
-): Promise<{ before: number; skip: number } | undefined> {
-  const result = await sql<{ bucket: number; newer: number }>`
-    select bucket, total - n as newer from (
+  from: { table: BucketTableName } | { statuses: readonly string[] },
+): { before: RawBuilder<number>; skip: RawBuilder<number> } {
+  const days =
+    'table' in from
+      ? sql`select bucket, n from ${sql.table(from.table)} where team_id = ${teamId}`
+      : sql`select bucket, sum(n) as n from scan_status_bucket
+          where team_id = ${teamId} and status in (${sql.join(from.statuses)}) group by bucket`;
+  const day = sql`select bucket, total - n as newer from (
       select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
-      from ${sql.table(table)} where team_id = ${teamId}
-    ) counted where total > ${offset} order by bucket desc limit 1`.execute(db);
-  const row = result.rows[0];
-  if (row === undefined) return undefined;
-  return { before: Number(row.bucket) + BUCKET_MS, skip: offset - Number(row.newer) };
-}
-
-/**
- * {@link locate} for the scans whose status is one of `statuses`, through `scan_status_bucket`
- * (kept by triggers, see migration 0008).
- */
-export async function locateByStatus(
-  db: Kysely<Database>,
-  teamId: string,
-  statuses: readonly string[],
-  offset: number,
-): Promise<{ before: number; skip: number } | undefined> {
-  const result = await sql<{ bucket: number; newer: number }>`
-    select bucket, total - n as newer from (
-      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total from (
-        select bucket, sum(n) as n from scan_status_bucket
-        where team_id = ${teamId} and status in (${sql.join(statuses)}) group by bucket
-      ) days
-    ) counted where total > ${offset} order by bucket desc limit 1`.execute(db);
-  const row = result.rows[0];
-  if (row === undefined) return undefined;
-  return { before: Number(row.bucket) + BUCKET_MS, skip: offset - Number(row.newer) };
+      from (${days}) days
+    ) counted where total > ${offset} order by bucket desc limit 1`;
+  return {
+    before: sql<number>`(select bucket + ${BUCKET_MS} from (${day}) place)`,
+    skip: sql<number>`coalesce((select ${offset} - newer from (${day}) place), 0)`,
+  };
 }

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Xid } from 'xid-ts';
 import type { ResultEvent, Severity } from '../event/index.js';
-import type { TeamFindingFilter } from './finding-pages.js';
+import { FindingPages, type TeamFindingFilter } from './finding-pages.js';
 import type { Finding, VulnStatus } from './model.js';
 import type { Store } from './store.js';
 import { openStore } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
 
 const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];
-const HOSTS = ['App.Example.test', 'api.example.test', 'ÉCOLE.test', '50%_off.test'];
+const HOSTS = ['App.Example.test', 'api.example.test', 'ÉCOLE.test', '50%_off.test', 'back\\slash.test'];
 const DAY = 86_400_000;
 
 function event(n: number): ResultEvent {
@@ -102,6 +102,12 @@ describe.each(ENGINES)('pages of findings on $engine', ({ create }) => {
     ['a search for a non-ASCII letter, matched as written', () => ({ search: 'ÉCOLE' })],
     ['a search folding only A–Z, the same on both engines', () => ({ search: 'école' })],
     ['a search with no match', () => ({ search: 'nowhere' })],
+    ['a search of two characters', () => ({ search: 'Pp' })],
+    ['a search of one character', () => ({ search: '%' })],
+    ['a search with a backslash', () => ({ search: 'k\\s' })],
+    ['a search with _ where no target has one', () => ({ search: 'api_' })],
+    ['a search that severities narrow', () => ({ search: 'example', severities: ['high', 'low'] })],
+    ['a search that statuses narrow', () => ({ search: 'git', statuses: ['open', 'triaged'] })],
     ['the last week', () => ({ since: now - 7 * DAY })],
     [
       'everything together',
@@ -128,6 +134,29 @@ describe.each(ENGINES)('pages of findings on $engine', ({ create }) => {
       for (const finding of page.findings) expect(finding.teamId).toBe(teamId);
     }
   });
+
+  it.each(filters)(
+    'lists what %s selects the same whether a search reads its matches or walks every finding',
+    async (_, filterOf) => {
+      const filter = filterOf(scans);
+      // Every search past a candidate limit of 0 walks the team's findings newest first.
+      const walking = new FindingPages(store.connection, 0);
+      for (const teamId of teams) {
+        const want = expected(all, teamId, filter).map((f) => f.id);
+        for (const [offset, limit] of [
+          [0, 1000],
+          [1, 2],
+          [3, 4],
+        ] as const) {
+          const read = await store.findingPages.served(teamId, filter, { offset, limit });
+          const walked = await walking.served(teamId, filter, { offset, limit });
+          expect(read.findings.map((f) => f.id)).toEqual(want.slice(offset, offset + limit));
+          expect(walked.findings.map((f) => f.id)).toEqual(want.slice(offset, offset + limit));
+          expect([read.total, walked.total]).toEqual([want.length, want.length]);
+        }
+      }
+    },
+  );
 
   it('pages through a team’s findings without gaps or repeats', async () => {
     const teamId = teams[0] ?? '';
@@ -195,6 +224,9 @@ describe.each(ENGINES)('deep pages of findings on $engine', ({ create }) => {
         .where('id', 'in', fixed.slice(i, i + 500))
         .execute();
     }
+    // A status few findings have, far apart: a page of it spans most id buckets.
+    const open = values.filter((row, i) => row.team_id === teamId && i % 3 !== 0);
+    for (let i = 100; i < open.length; i += 2_500) await store.findings.setStatus(open[i]!.id, 'duplicate');
     rows = await db
       .selectFrom('finding')
       .select(['id', 'severity', 'vuln_status'])
@@ -225,6 +257,34 @@ describe.each(ENGINES)('deep pages of findings on $engine', ({ create }) => {
         page.findings.map((f) => f.id),
         `offset ${offset}`,
       ).toEqual(want.slice(offset, offset + 10).map((r) => r.id));
+      expect(page.total).toBe(want.length);
+    }
+  });
+
+  it.each<[string, TeamFindingFilter]>([
+    ['a status few findings have', { statuses: ['duplicate'] }],
+    ['a status and a severity few findings have', { statuses: ['duplicate'], severities: ['low', 'info'] }],
+    ['a status no finding has', { statuses: ['accepted_risk'] }],
+  ])('pages through %s exactly as a plain walk', async (_, filter) => {
+    const want = rows.filter(
+      (r) =>
+        ((filter.severities ?? []).length === 0 || filter.severities?.includes(r.severity as Severity)) &&
+        filter.statuses?.includes(r.vuln_status as VulnStatus),
+    );
+    expect(want.length).toBeLessThan(10);
+    for (const [offset, limit] of [
+      [0, 100],
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [want.length - 1, 10],
+      [want.length, 10],
+    ] as const) {
+      const page = await store.findingPages.list(teamId, filter, { offset, limit });
+      expect(
+        page.findings.map((f) => f.id),
+        `offset ${offset}, limit ${limit}`,
+      ).toEqual(want.slice(offset, offset + limit).map((r) => r.id));
       expect(page.total).toBe(want.length);
     }
   });

@@ -1,6 +1,5 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { ResultEvent, Severity } from '../event/index.js';
-import { DEEP_OFFSET } from './buckets.js';
 import type { Connection } from './connect.js';
 import { findingColumnsOf, findingsOf } from './findings.js';
 import { leastIdAt } from './id.js';
@@ -40,6 +39,25 @@ export interface ServedFindingPage {
   readonly total: number;
 }
 
+/**
+ * Up to this many findings matching a search, they are read by their targets and templates
+ * (`finding_search_candidates`, migration 0018) and sorted; past it the matches are common enough that walking the
+ * team's newest-first index meets a page of them sooner.
+ */
+export const SEARCH_CANDIDATES = 5_000;
+
+/** What the kept counts tell of a page before it is read (see `FindingPages.counts`). */
+interface Counted {
+  readonly total: number;
+  /**
+   * A search's matches, when at most {@link SEARCH_CANDIDATES}: each has one of these targets
+   * and one of these templates.
+   */
+  readonly candidates?: { readonly targets: string[]; readonly templates: string[] } | undefined;
+  /** The id buckets of a page of a filter by severity and status (see `FindingPages.place`). */
+  readonly place?: { readonly first: string; readonly skip: number; readonly last: string } | undefined;
+}
+
 const SEVERITY_COLUMNS = {
   critical: 'severity_critical',
   high: 'severity_high',
@@ -56,7 +74,11 @@ const SEVERITY_COLUMNS = {
  * walk stops after the page.
  */
 export class FindingPages {
-  constructor(private readonly conn: Connection) {}
+  constructor(
+    private readonly conn: Connection,
+    /** See {@link SEARCH_CANDIDATES}; tests lower it to walk every search. */
+    private readonly searchCandidates = SEARCH_CANDIDATES,
+  ) {}
 
   private get db(): Kysely<Database> {
     return this.conn.db;
@@ -69,14 +91,18 @@ export class FindingPages {
   ): Promise<TeamFindingPage> {
     // Deferred join: the window is found on the narrow index (the skipped entries' events, the
     // bulk of a row, are never read), then only its rows are.
-    const ids = await this.pageIds(teamId, filter, window);
+    const counted = await this.counts(teamId, filter, window);
+    const ids = await this.pageIds(teamId, filter, window, counted);
     const rows = await this.db
       .selectFrom('finding')
       .selectAll()
       .where('id', 'in', ids)
       .orderBy('id', 'desc')
       .execute();
-    return { findings: await findingsOf(this.db, rows), total: await this.count(teamId, filter) };
+    return {
+      findings: await findingsOf(this.db, rows),
+      total: counted?.total ?? (await this.count(teamId, filter)),
+    };
   }
 
   /**
@@ -88,7 +114,8 @@ export class FindingPages {
     filter: TeamFindingFilter,
     window: { offset: number; limit: number },
   ): Promise<ServedFindingPage> {
-    const ids = await this.pageIds(teamId, filter, window);
+    const counted = await this.counts(teamId, filter, window);
+    const ids = await this.pageIds(teamId, filter, window, counted);
     const rows = await this.db
       .selectFrom('finding')
       .select([
@@ -119,50 +146,113 @@ export class FindingPages {
       ...findingColumnsOf(row, sources),
       servedFields: row.served_fields ?? servedFindingFields(JSON.parse(row.event ?? '{}') as ResultEvent),
     }));
-    return { findings, total: await this.count(teamId, filter) };
+    return { findings, total: counted?.total ?? (await this.count(teamId, filter)) };
   }
 
   /**
    * The query of the ids of a page, newest first: what {@link list} runs, and whose plan tests
-   * check. A deep page of the team's findings, unfiltered or by severity and status, starts in
-   * the id bucket that holds its first row (found through `finding_bucket`) and skips only
-   * within it, so its cost does not grow with the offset.
+   * check. A page of the team's findings, unfiltered or by severity and status, reads only the
+   * id buckets that hold its rows (found through `finding_bucket`, see {@link place}) and skips
+   * only within the first, so its cost grows neither with the offset nor with how few findings
+   * the filter keeps. A search that few findings match reads those by their targets and
+   * templates (see {@link searched}) and sorts them.
    */
-  async pageIds(teamId: string, filter: TeamFindingFilter, window: { offset: number; limit: number }) {
+  async pageIds(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+    counted?: Counted,
+  ) {
     let query = this.matching(teamId, filter);
+    const known = counted ?? (await this.counts(teamId, filter, window));
+    // An impossible bound: fewer findings match than the offset.
+    const none = () => query.select('id').where(sql<boolean>`1 = 0`);
+    if (known?.candidates !== undefined) {
+      const { targets, templates } = known.candidates;
+      if (targets.length === 0) return none();
+      // Every match has one of these targets and templates; the search still decides. The limit
+      // fences the matches off from the page's order, which the planners would otherwise take
+      // from the team's newest-first index, walking it (PostgreSQL estimates the search's
+      // share of rows with a constant).
+      const matches = query
+        .select('id')
+        .where('target', 'in', targets)
+        .where('template_id', 'in', templates)
+        .limit(Number.MAX_SAFE_INTEGER);
+      return this.db
+        .selectFrom(matches.as('match'))
+        .select('id')
+        .orderBy('id', 'desc')
+        .limit(window.limit)
+        .offset(window.offset);
+    }
     let offset = window.offset;
-    if (offset >= DEEP_OFFSET && countedByBucket(filter)) {
-      const place = await this.locate(teamId, filter, offset);
-      // An impossible bound: fewer findings match than the offset.
-      if (place === undefined) return query.select('id').where(sql<boolean>`1 = 0`);
-      // Ids are [0-9a-v]: every id of the bucket and older sorts below the bucket followed by "w".
-      query = query.where('id', '<', `${place.bucket}w`);
+    if (known !== undefined && countedByBucket(filter)) {
+      const place = known.place;
+      if (place === undefined) return none();
+      // Ids are [0-9a-v]: every id of a bucket and older sorts below the bucket followed by
+      // "w", and every id of a bucket and newer at or above the bucket itself.
+      query = query.where('id', '<', `${place.first}w`).where('id', '>=', place.last);
       offset = place.skip;
     }
     return query.select('id').orderBy('id', 'desc').limit(window.limit).offset(offset);
   }
 
   /**
-   * The id bucket holding the matching finding at `offset` (newest first) and how many matching
-   * findings of that bucket and older to skip; undefined when fewer match. Findings added to
-   * newer buckets since cannot shift the answer.
+   * What the kept counts tell of a page before it is read: the filter's total, and where its
+   * rows are (a search's candidates, or the id buckets of a filter by severity and status).
+   * Undefined for filters the counts do not answer (a scan's, by age).
    */
-  private async locate(
+  private async counts(
     teamId: string,
     filter: TeamFindingFilter,
-    offset: number,
-  ): Promise<{ bucket: string; skip: number } | undefined> {
+    window: { offset: number; limit: number },
+  ): Promise<Counted | undefined> {
+    if (countedByBucket(filter)) return this.place(teamId, filter, window);
+    return this.searched(teamId, filter);
+  }
+
+  /**
+   * The filter's total over `finding_bucket`, and the id buckets holding the page's rows: the
+   * first (holding the matching finding at `offset`, newest first) with how many matching
+   * findings of it and older to skip, and the last (holding the page's last row, or the oldest
+   * match when the page runs past it). No place when fewer match than the offset. Findings
+   * added to newer buckets since cannot shift the answer.
+   */
+  private async place(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+  ): Promise<Counted> {
     const counted = this.counted(teamId, filter)
       .select(['bucket', (eb) => eb.fn.sum<number | string>('n').as('n')])
       .groupBy('bucket');
-    const result = await sql<{ bucket: string; newer: number | string }>`
-      select bucket, total - n as newer from (
+    const { offset } = window;
+    const end = offset + window.limit;
+    const result = await sql<{
+      first: string | null;
+      newer: number | string | null;
+      last: string | null;
+      oldest: string | null;
+      total: number | string | null;
+    }>`
+      select
+        max(case when total - n <= ${offset} and total > ${offset} then bucket end) as first,
+        max(case when total - n <= ${offset} and total > ${offset} then total - n end) as newer,
+        max(case when total >= ${end} then bucket end) as last,
+        min(case when n > 0 then bucket end) as oldest,
+        max(total) as total
+      from (
         select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
         from (${counted}) buckets
-      ) running where total > ${offset} order by bucket desc limit 1`.execute(this.db);
+      ) running`.execute(this.db);
     const row = result.rows[0];
-    if (row === undefined) return undefined;
-    return { bucket: row.bucket, skip: offset - Number(row.newer) };
+    const total = Number(row?.total ?? 0);
+    if (row === undefined || row.first === null || row.oldest === null) return { total };
+    return {
+      total,
+      place: { first: row.first, skip: offset - Number(row.newer), last: row.last ?? row.oldest },
+    };
   }
 
   /** The rows of `finding_bucket` a filter without search, age or scan counts. */
@@ -186,18 +276,8 @@ export class FindingPages {
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     }
-    if (filter.scanId === undefined && filter.since === undefined) {
-      let query = this.db
-        .selectFrom('finding_tally')
-        .select((eb) => eb.fn.sum<number | string | null>('n').as('n'))
-        .where('team_id', '=', teamId)
-        .where(targetOrTemplateContains(this.conn.engine, filter.search ?? ''));
-      if ((filter.severities ?? []).length > 0)
-        query = query.where('severity', 'in', filter.severities ?? []);
-      if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
-      const row = await query.executeTakeFirst();
-      return Number(row?.n ?? 0);
-    }
+    const searched = await this.searched(teamId, filter);
+    if (searched !== undefined) return searched.total;
     const bySeverityOnly =
       (filter.statuses ?? []).length === 0 && (filter.search ?? '') === '' && filter.since === undefined;
     if (bySeverityOnly) {
@@ -217,6 +297,35 @@ export class FindingPages {
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
       .executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * A search of the team's findings (without scan or age), counted over `finding_tally` (a row
+   * per distinct target, template, severity and status): its total, and the targets and
+   * templates of its matches when they are few. Undefined for other filters.
+   */
+  private async searched(teamId: string, filter: TeamFindingFilter): Promise<Counted | undefined> {
+    if ((filter.search ?? '') === '' || filter.scanId !== undefined || filter.since !== undefined)
+      return undefined;
+    let query = this.db
+      .selectFrom('finding_tally')
+      .select(['target', 'template_id'])
+      .select(sql<number | string>`sum(sum(n)) over ()`.as('total'))
+      .where('team_id', '=', teamId)
+      .where(targetOrTemplateContains(this.conn.engine, filter.search ?? ''));
+    if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
+    if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
+    // The total is summed over every group before the limit; past the limit the pairs are not needed.
+    const rows = await query
+      .groupBy(['target', 'template_id'])
+      .having(sql`sum(n)`, '>', 0)
+      .limit(this.searchCandidates + 1)
+      .execute();
+    const total = Number(rows[0]?.total ?? 0);
+    if (total > this.searchCandidates) return { total };
+    const targets = [...new Set(rows.map((row) => row.target))];
+    const templates = [...new Set(rows.map((row) => row.template_id))];
+    return { total, candidates: { targets, templates } };
   }
 
   private matching(teamId: string, filter: TeamFindingFilter) {

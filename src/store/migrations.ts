@@ -22,6 +22,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0015_finding_counts': { up: findingCounts },
   '0016_served_fields_ascending_sorts': { up: servedFieldsAscendingSorts },
   '0017_scan_auth_rejected': { up: scanAuthRejected },
+  '0018_finding_search_candidates': { up: findingSearchCandidates },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -689,5 +690,20 @@ async function scanAuthRejected(db: Kysely<any>): Promise<void> {
   await db.schema
     .alterTable('scan_auth')
     .addColumn('rejected', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+}
+
+/**
+ * A search of a team's findings that few of them match (a host, a rare template) reads its
+ * matches by their targets and templates, found in `finding_tally`, instead of walking the
+ * team's findings newest first comparing each. The index leads with the target so that no
+ * listing by team takes it for its order (SQLite has no statistics on it to tell).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function findingSearchCandidates(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createIndex('finding_search_candidates')
+    .on('finding')
+    .columns(['target', 'template_id', 'team_id', 'severity', 'vuln_status', 'id'])
     .execute();
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { ResultEvent } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import { countRow, DEEP_OFFSET, located } from './buckets.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
@@ -152,16 +152,16 @@ export class Retests {
    * {@link list} runs, and whose plan tests check.
    */
   async pageIds(teamId: string, query: PageQuery) {
-    let ids = this.db.selectFrom('retest').select('id').where('team_id', '=', teamId);
-    let offset = query.offset;
-    if (offset >= DEEP_OFFSET) {
-      const place = await locate(this.db, 'retest_bucket', teamId, offset);
-      // An impossible bound: the team has fewer results than the offset.
-      if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
-      ids = ids.where('created_at', '<', place.before);
-      offset = place.skip;
-    }
-    return ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
+    const ids = this.db
+      .selectFrom('retest')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(query.limit);
+    if (query.offset < DEEP_OFFSET) return ids.offset(query.offset);
+    const place = located(teamId, query.offset, { table: 'retest_bucket' });
+    return ids.where('created_at', '<', place.before).offset(place.skip);
   }
 
   /** The retests of one finding, newest first. */

@@ -1,6 +1,6 @@
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate, locateByStatus } from './buckets.js';
+import { countRow, DEEP_OFFSET, located } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
@@ -8,7 +8,7 @@ import { newId } from './id.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import { deleteScan } from './scan-deletion.js';
-import type { Database, ScanTable } from './schema.js';
+import type { Database, Flag, ScanTable } from './schema.js';
 import { scanNameContains } from './search.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
@@ -320,13 +320,13 @@ export class Scans {
     let ids = this.db.selectFrom('scan').select('id').where(team, '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
-    let offset = query.offset;
-    if (byCreation && offset >= DEEP_OFFSET) {
-      const place =
-        statuses.length > 0
-          ? await locateByStatus(this.db, teamId, statuses, offset)
-          : await locate(this.db, 'scan_bucket', teamId, offset);
-      if (place === undefined) return undefined;
+    let offset: number | RawBuilder<number> = query.offset;
+    if (byCreation && query.offset >= DEEP_OFFSET) {
+      const place = located(
+        teamId,
+        query.offset,
+        statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
+      );
       ids = ids.where('created_at', '<', place.before);
       offset = place.skip;
     }
@@ -389,22 +389,37 @@ export class Scans {
   private async withLists(rows: readonly ScanTable[]): Promise<Scan[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const [templates, assets] = await Promise.all([
-      this.db
-        .selectFrom('scan_template')
-        .select(['scan_id', 'template_id', 'template_url', 'is_public'])
-        .where('scan_id', 'in', ids)
-        .orderBy('scan_id')
-        .orderBy('position')
-        .execute(),
-      this.db
-        .selectFrom('scan_asset')
-        .select(['scan_id', 'asset_id'])
-        .where('scan_id', 'in', ids)
-        .orderBy('scan_id')
-        .orderBy('asset_id')
-        .execute(),
-    ]);
+    // One query for both lists (a round trip less per page on PostgreSQL): templates in their
+    // order, then assets by id, each scan's apart.
+    const items = await this.db
+      .selectFrom('scan_template')
+      .select([
+        'scan_id',
+        sql<number>`0`.as('kind'),
+        'position',
+        'template_id as value',
+        'template_url',
+        'is_public',
+      ])
+      .where('scan_id', 'in', ids)
+      .unionAll(
+        this.db
+          .selectFrom('scan_asset')
+          .select([
+            'scan_id',
+            sql<number>`1`.as('kind'),
+            sql<number>`0`.as('position'),
+            'asset_id as value',
+            sql<string>`''`.as('template_url'),
+            sql<Flag>`0`.as('is_public'),
+          ])
+          .where('scan_id', 'in', ids),
+      )
+      .orderBy('scan_id')
+      .orderBy('kind')
+      .orderBy('position')
+      .orderBy('value')
+      .execute();
     const lists = new Map(
       ids.map((id) => [
         id,
@@ -416,14 +431,17 @@ export class Scans {
         },
       ]),
     );
-    for (const t of templates) {
-      const list = lists.get(t.scan_id);
+    for (const item of items) {
+      const list = lists.get(item.scan_id);
       if (list === undefined) continue;
-      list.templateIds.push(t.template_id);
-      if (t.template_url !== '') list.templateUrls.push(t.template_url);
-      if (t.is_public === 1) list.publicTemplates.push(t.template_id);
+      if (Number(item.kind) === 1) {
+        list.assetIds.push(item.value);
+        continue;
+      }
+      list.templateIds.push(item.value);
+      if (item.template_url !== '') list.templateUrls.push(item.template_url);
+      if (Number(item.is_public) === 1) list.publicTemplates.push(item.value);
     }
-    for (const a of assets) lists.get(a.scan_id)?.assetIds.push(a.asset_id);
     const now = Date.now();
     return rows.map((row) => toScan(row, lists.get(row.id)!, now));
   }

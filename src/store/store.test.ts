@@ -236,6 +236,45 @@ describe.each(ENGINES)('store on $engine', ({ create }) => {
     expect(await store.assets.targets(list.id, 'another-team')).toBeUndefined();
   });
 
+  it('lists each scan with its own templates in order and its asset lists by id', async () => {
+    const team = (await store.teams.ensure('lists')).id;
+    const lists: { id: string }[] = [];
+    for (const name of ['b', 'a', 'c'])
+      lists.push(await store.assets.create({ teamId: team, name, targets: ['x.test'] }));
+    const byId = lists.map((l) => l.id).sort();
+    const template = (id: string, isPublic: boolean) => ({
+      id,
+      content: `id: ${id}\n`,
+      url: isPublic ? `https://t/${id}` : '',
+      isPublic,
+    });
+    const first = await store.scans.create({
+      teamId: team,
+      name: 'first',
+      assetIds: [lists[2]!.id, lists[0]!.id],
+      templates: [template('zeta', true), template('alpha', false), template('mid', true)],
+    });
+    const second = await store.scans.create({
+      teamId: team,
+      name: 'second',
+      assetIds: [lists[1]!.id],
+      templates: [template('only', false)],
+    });
+    const third = await store.scans.create({ teamId: team, name: 'third' });
+    const listed = await store.scans.list(team, { offset: 0, limit: 10 });
+    expect(listed.map((s) => [s.id, s.templateIds, s.publicTemplates, s.templateUrls, s.assetIds])).toEqual([
+      [third.id, [], [], [], []],
+      [second.id, ['only'], [], [], [lists[1]!.id]],
+      [
+        first.id,
+        ['zeta', 'alpha', 'mid'],
+        ['zeta', 'mid'],
+        ['https://t/zeta', 'https://t/mid'],
+        byId.filter((id) => id !== lists[1]!.id),
+      ],
+    ]);
+  });
+
   it('shows one team nothing of another team', async () => {
     const other = await store.teams.ensure('other');
     await store.scans.create({ teamId: other.id, name: 'theirs' });

@@ -32,12 +32,42 @@ export async function storeSources(
   return hashes;
 }
 
+/**
+ * Sources read before, by hash: a hash is the SHA-256 of its text, so what it names never changes
+ * in any store, and a page of findings or results need not read the same few templates again.
+ */
+const known = new Map<string, string>();
+let knownBytes = 0;
+const KNOWN_MAX_BYTES = 16 * 1024 * 1024;
+
 export async function loadSources(
   db: Kysely<Database>,
   hashes: readonly (string | null)[],
 ): Promise<Map<string, string>> {
-  const wanted = [...new Set(hashes.filter((h): h is string => h !== null))];
-  if (wanted.length === 0) return new Map();
+  const sources = new Map<string, string>();
+  const wanted: string[] = [];
+  for (const hash of new Set(hashes)) {
+    if (hash === null) continue;
+    const text = known.get(hash);
+    if (text === undefined) wanted.push(hash);
+    else sources.set(hash, text);
+  }
+  if (wanted.length === 0) return sources;
   const rows = await db.selectFrom('template_source').selectAll().where('hash', 'in', wanted).execute();
-  return new Map(rows.map((r) => [r.hash, r.encoded]));
+  for (const row of rows) {
+    sources.set(row.hash, row.encoded);
+    remember(row.hash, row.encoded);
+  }
+  return sources;
+}
+
+function remember(hash: string, text: string): void {
+  if (text.length > KNOWN_MAX_BYTES / 16) return;
+  while (knownBytes + text.length > KNOWN_MAX_BYTES && known.size > 0) {
+    const [oldest, oldText] = known.entries().next().value as [string, string];
+    known.delete(oldest);
+    knownBytes -= oldText.length;
+  }
+  known.set(hash, text);
+  knownBytes += text.length;
 }

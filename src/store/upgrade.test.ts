@@ -71,6 +71,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0015_finding_counts',
       '0016_served_fields_ascending_sorts',
       '0017_scan_auth_rejected',
+      '0018_finding_search_candidates',
     ]);
   });
   afterAll(async () => {
@@ -119,5 +120,11 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
     const page = await store.findingPages.served(team, {}, { offset: 0, limit: 10 });
     expect(page.total).toBe(1);
     expect(page.findings[0]?.servedFields).toBe(servedFindingFields({} as never));
+  });
+
+  it('finds the findings it already held by a search of their targets', async () => {
+    const page = await store.findingPages.served(team, { search: 'A.TEST' }, { offset: 0, limit: 10 });
+    expect(page.total).toBe(1);
+    expect(page.findings.map((f) => f.target)).toEqual(['a.test']);
   });
 });
