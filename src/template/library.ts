@@ -8,7 +8,13 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Diagnostics, type ParsedSource, sortDiagnostics } from '../source/index.js';
 import { CheckedCache } from './checked-cache.js';
 import { DeferredTemplate, summaryOf, type TemplateSummary } from './deferred.js';
-import { listTemplateFiles, payloadFileReader, readTemplateText, rememberedFileChecks } from './load.js';
+import {
+  listTemplateFiles,
+  payloadFileReader,
+  readListedTemplateText,
+  readTemplateText,
+  rememberedFileChecks,
+} from './load.js';
 import { type FileStamp, MetadataCache } from './metadata-cache.js';
 import { parseTemplateSource, parseTemplateText, type TemplateResult } from './parse.js';
 import type { PayloadFileReader } from './payloads.js';
@@ -155,7 +161,7 @@ async function selectOne(
     const verdict = judge(source, options, remembered);
     if (verdict !== undefined) return verdict;
   }
-  const read = await readTemplateText(file);
+  const read = await (source.named ? readTemplateText(file) : readListedTemplateText(file));
   if (!read.ok) return fileError(file, read.reason);
   const text = read.text;
   const key = caches.checked === undefined ? undefined : CheckedCache.keyOf(text);

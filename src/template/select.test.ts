@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type CompiledExpression, compileExpression } from '../dsl/index.js';
+import { formatDiagnostic } from '../source/index.js';
 import { selectTemplates } from './library.js';
 import { listTemplateFiles } from './load.js';
 import { parseTemplate, parseTemplateText } from './parse.js';
@@ -161,5 +163,20 @@ describe('selecting from a folder', () => {
     const file = join(library, 'http/broken/typo.yaml');
     const selection = await selectTemplates([file], { filter: NO_FILTER });
     expect(selection.results).toMatchObject([{ file, status: 'error', named: true }]);
+  });
+
+  it('refuses a file of a folder over the size limit before reading it, as a file given by itself', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keyhole-select-'));
+    try {
+      const big = join(dir, 'big.yaml');
+      writeFileSync(big, 'x'.repeat(5 << 20));
+      const inFolder = await selectTemplates([dir], { filter: NO_FILTER });
+      const named = await selectTemplates([big], { filter: NO_FILTER });
+      const message = `${big}:1:1: it is 5 MiB, over the limit of 4 MiB (the largest nuclei templates are a few hundred KiB)`;
+      for (const { results } of [inFolder, named])
+        expect(results.map((r) => r.diagnostics.map(formatDiagnostic))).toEqual([[message]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
