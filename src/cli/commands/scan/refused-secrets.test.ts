@@ -52,6 +52,11 @@ afterAll(async () => {
   ws.remove();
 });
 
+/** `keyhole scan -u HOST -t TEMPLATE FLAGS…` in the workspace. */
+function scan(target: TestHost, template: string, ...flags: string[]) {
+  return ws.cli(['scan', '-u', target.origin, '-t', template, ...flags]);
+}
+
 function bearer(token: string): string {
   return ws.file(
     token === TOKEN ? 'right-token.yaml' : 'old-token.yaml',
@@ -68,17 +73,7 @@ function cookie(value: string): string {
 
 describe('a static secret the target refuses', () => {
   it('fails the scan with -silent, naming the entry and the 401s, and never shows the secret', async () => {
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
-      'api.yaml',
-      '-sf',
-      bearer('expired-0000'),
-      '--no-store',
-      '-silent',
-    ]);
+    const result = await scan(api, 'api.yaml', '-sf', bearer('expired-0000'), '--no-store', '-silent');
     expect(result.code).toBe(2);
     expect(result.out).toBe('');
     expect(result.err).toBe(
@@ -88,16 +83,7 @@ describe('a static secret the target refuses', () => {
   });
 
   it('shows in the summary that none of its requests was authenticated', async () => {
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
-      'api.yaml',
-      '-sf',
-      bearer('expired-0000'),
-      '--no-store',
-    ]);
+    const result = await scan(api, 'api.yaml', '-sf', bearer('expired-0000'), '--no-store');
     expect(result.code).toBe(2);
     expect(result.err).toContain(
       '  authenticated  0 of 3 requests (3 more carried a secret the target refused)\n',
@@ -108,17 +94,7 @@ describe('a static secret the target refuses', () => {
   });
 
   it('fails a scan whose session cookie the app sends to its login page', async () => {
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      app.origin,
-      '-t',
-      'pages.yaml',
-      '-sf',
-      cookie('forgotten'),
-      '--no-store',
-      '-silent',
-    ]);
+    const result = await scan(app, 'pages.yaml', '-sf', cookie('forgotten'), '--no-store', '-silent');
     expect(result.code).toBe(2);
     expect(result.err).toContain(
       'authentication failed: static[0] of stale-cookie.yaml: the target refused its secret on all 2 requests that carried it (redirected to a login page)',
@@ -126,11 +102,8 @@ describe('a static secret the target refuses', () => {
   });
 
   it('says so while a long scan goes on, once, after the first ten refusals', async () => {
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
+    const result = await scan(
+      api,
       'many.yaml',
       '-sf',
       bearer('expired-0000'),
@@ -138,7 +111,7 @@ describe('a static secret the target refuses', () => {
       '-silent',
       '-c',
       '1',
-    ]);
+    );
     expect(result.code).toBe(2);
     const lines = result.err.trim().split('\n');
     expect(lines).toEqual([
@@ -151,28 +124,17 @@ describe('a static secret the target refuses', () => {
 
   it('is recorded in the store: the scan failed, with why, and the refusals counted per entry', async () => {
     const store = ws.path('refused.db');
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
-      'api.yaml',
-      '-sf',
-      bearer('expired-0000'),
-      '--db',
-      store,
-      '-silent',
-    ]);
+    const result = await scan(api, 'api.yaml', '-sf', bearer('expired-0000'), '--db', store, '-silent');
     expect(result.code).toBe(2);
     const listed = await ws.cli(['scans', 'list', '--db', store, '--json']);
     expect(listed.code, listed.err).toBe(0);
-    const [scan] = listed.out
+    const [stored] = listed.out
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(scan.status).toBe('failed');
-    expect(scan.failure_reason).toContain('the target refused its secret on all 3 requests');
-    expect(scan.authentication.entries).toEqual([expect.objectContaining({ requests: 3, rejected: 3 })]);
+    expect(stored.status).toBe('failed');
+    expect(stored.failure_reason).toContain('the target refused its secret on all 3 requests');
+    expect(stored.authentication.entries).toEqual([expect.objectContaining({ requests: 3, rejected: 3 })]);
     const db = new Database(store, { readonly: true });
     try {
       expect(JSON.stringify(db.prepare('select * from scan_auth').all())).not.toContain('expired-0000');
@@ -184,16 +146,7 @@ describe('a static secret the target refuses', () => {
 
 describe('a secret the target takes', () => {
   it('passes, with its requests authenticated', async () => {
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
-      'api.yaml',
-      '-sf',
-      bearer(TOKEN),
-      '--no-store',
-    ]);
+    const result = await scan(api, 'api.yaml', '-sf', bearer(TOKEN), '--no-store');
     expect(result.code, result.err).toBe(0);
     expect(result.err).toContain('  authenticated  3 of 3 requests\n');
     expect(result.err).not.toContain('refused');
@@ -201,16 +154,7 @@ describe('a secret the target takes', () => {
 
   it('passes when only some paths are closed to it, and counts those', async () => {
     ws.file('admin.yaml', pathsTemplate('admin', ['{{BaseURL}}/a', '{{BaseURL}}/admin']));
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
-      'admin.yaml',
-      '-sf',
-      bearer(TOKEN),
-      '--no-store',
-    ]);
+    const result = await scan(api, 'admin.yaml', '-sf', bearer(TOKEN), '--no-store');
     expect(result.code, result.err).toBe(0);
     expect(result.err).toContain(
       '  authenticated  1 of 2 requests (1 more carried a secret the target refused)\n',
@@ -222,28 +166,20 @@ describe('a secret the target takes', () => {
 
   it('passes when a login page redirects to itself: a template at work, not a refused secret', async () => {
     ws.file('sign-in.yaml', pathsTemplate('sign-in', ['{{BaseURL}}/users/sign_in/retry']));
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      app.origin,
-      '-t',
-      'sign-in.yaml',
-      '-sf',
-      cookie('forgotten'),
-      '--no-store',
-      '-silent',
-    ]);
+    const result = await scan(app, 'sign-in.yaml', '-sf', cookie('forgotten'), '--no-store', '-silent');
     expect(result.code, result.err).toBe(0);
   });
 });
 
 describe('a credential given with -H', () => {
   it('fails the scan, even with -silent, when the target turns it away on every answer', async () => {
-    const result = await ws.cli(
-      ['scan', '-u', api.origin, '-t', 'api.yaml', '-H', 'Authorization: Bearer old-4d2e'].concat([
-        '--no-store',
-        '-silent',
-      ]),
+    const result = await scan(
+      api,
+      'api.yaml',
+      '-H',
+      'Authorization: Bearer old-4d2e',
+      '--no-store',
+      '-silent',
     );
     expect(result.code).toBe(2);
     expect(result.err).toBe(
@@ -252,13 +188,15 @@ describe('a credential given with -H', () => {
   });
 
   it('says so while a long scan goes on, once, after the first ten refusals', async () => {
-    const result = await ws.cli(
-      ['scan', '-u', api.origin, '-t', 'many.yaml', '-H', 'Authorization: Bearer old-4d2e'].concat([
-        '--no-store',
-        '-silent',
-        '-c',
-        '1',
-      ]),
+    const result = await scan(
+      api,
+      'many.yaml',
+      '-H',
+      'Authorization: Bearer old-4d2e',
+      '--no-store',
+      '-silent',
+      '-c',
+      '1',
     );
     expect(result.code).toBe(2);
     expect(result.err.trim().split('\n')[0]).toBe(
@@ -267,42 +205,25 @@ describe('a credential given with -H', () => {
   });
 
   it('passes when the target takes it, and the summary says how many requests carried it', async () => {
-    const result = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
-      'api.yaml',
-      '-H',
-      `Authorization: Bearer ${TOKEN}`,
-      '--no-store',
-    ]);
+    const result = await scan(api, 'api.yaml', '-H', `Authorization: Bearer ${TOKEN}`, '--no-store');
     expect(result.code, result.err).toBe(0);
     expect(result.err).toContain('  credentials    -H Authorization on 3 requests\n');
     expect(result.err).not.toContain(TOKEN);
   });
 
   it('is not judged where a secret file replaced it, nor is a header that is no credential', async () => {
-    const replaced = await ws.cli(
-      ['scan', '-u', api.origin, '-t', 'api.yaml', '-H', 'Authorization: Bearer old-4d2e'].concat([
-        '-sf',
-        bearer(TOKEN),
-        '--no-store',
-      ]),
+    const replaced = await scan(
+      api,
+      'api.yaml',
+      '-H',
+      'Authorization: Bearer old-4d2e',
+      '-sf',
+      bearer(TOKEN),
+      '--no-store',
     );
     expect(replaced.code, replaced.err).toBe(0);
     expect(replaced.err).not.toContain('credentials');
-    const plain = await ws.cli([
-      'scan',
-      '-u',
-      api.origin,
-      '-t',
-      'api.yaml',
-      '-H',
-      'X-Trace: 1',
-      '--no-store',
-      '-silent',
-    ]);
+    const plain = await scan(api, 'api.yaml', '-H', 'X-Trace: 1', '--no-store', '-silent');
     expect(plain).toMatchObject({ code: 0, err: '' });
   });
 });
