@@ -32,6 +32,8 @@ const SIZE: SeedSize = {
 const SECONDS = Number(process.env.KEYHOLE_BENCH_SECONDS ?? 10);
 /** Set to keep the seeded databases between runs (and use them again when they are there). */
 const KEEP = process.env.KEYHOLE_BENCH_KEEP === '1';
+/** Set to measure only the mix without the page cache (with `KEYHOLE_BENCH_CPU_PROF`, to profile it). */
+const MIX_ONLY = process.env.KEYHOLE_BENCH_MIX_ONLY === '1';
 const CONNECTIONS = 10;
 const LIMITS = [10, 20, 50, 100];
 
@@ -302,12 +304,11 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
     await bareServer.stop();
     const headers = { 'x-api-key': key };
     const rows: (string | number)[][] = [];
-    for (const cache of [true, false]) {
+    for (const cache of MIX_ONLY ? [false] : [true, false]) {
       const server = await startServer({ kind: 'api', location: database.location, cache });
       try {
-        const kinds: (Kind | undefined)[] = cache
-          ? [undefined]
-          : [undefined, ...KINDS_OF_REQUEST.map(([k]) => k)];
+        const kinds: (Kind | undefined)[] =
+          cache || MIX_ONLY ? [undefined] : [undefined, ...KINDS_OF_REQUEST.map(([k]) => k)];
         for (const kind of kinds) {
           const result = await load(server.url, {
             connections: CONNECTIONS,

@@ -10,9 +10,17 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/**
+ * `KEYHOLE_BENCH_CPU_PROF=DIR` runs each API server (not the bare route's) under V8's sampling
+ * profiler, which writes a `.cpuprofile` into DIR as the server stops.
+ */
+const PROFILE_DIR = process.env.KEYHOLE_BENCH_CPU_PROF;
+
 export async function startServer(data: WorkerData): Promise<BenchServer> {
+  const profiled = PROFILE_DIR !== undefined && data.kind === 'api';
   const worker = fork(new URL('./worker.js', import.meta.url), {
     env: { ...process.env, [WORKER_DATA_VARIABLE]: JSON.stringify(data) },
+    ...(profiled ? { execArgv: [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {}),
   });
   const port = await new Promise<number>((resolve, reject) => {
     worker.once('message', (m: { port: number }) => resolve(m.port));
