@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 /** A day: a year of activity is 365 rows per team to sum, and a deep page skips within one day. */
@@ -45,30 +45,45 @@ export async function uncountRows(
     .execute();
 }
 
+/** Where the row at a deep offset lies: see {@link locate}. */
+export interface Place {
+  /** The end of its day (exclusive): rows created at or after it are newer than the page. */
+  readonly before: number;
+  /** How many rows of that day and older to skip. */
+  readonly skip: number;
+}
+
 /**
- * Where the row at `offset` (newest first) lies, as expressions of the page's own query (so a
- * deep page is one query, one round trip on PostgreSQL): `before`, the end of its day
- * (exclusive; NULL, which no row passes, when the team has fewer rows), and `skip`, how many
- * rows of that day and older to skip. Counted per day in a bucket table, or for the scans whose
- * status is one of `statuses` in `scan_status_bucket` (kept by triggers, migration 0008). Rows
- * created after that day cannot shift the answer, so it stays exact while new rows arrive.
+ * Where the row at `offset` (newest first) lies, from the counts per day in a bucket table, or
+ * for the scans whose status is one of `statuses` in `scan_status_bucket` (kept by triggers,
+ * migration 0008); undefined when the team has no more rows than `offset`. Rows created after
+ * that day cannot shift the answer, so it stays exact while new rows arrive.
+ *
+ * The running sum is taken here over the day counts, newest first (a year of activity is 365
+ * small rows), rather than by a window function in the page's own query: SQL evaluated that sum
+ * twice per page (once for each bound) and sorted for it, which cost more than the page itself.
  */
-export function located(
+export async function locate(
+  db: Kysely<Database>,
   teamId: string,
   offset: number,
   from: { table: BucketTableName } | { statuses: readonly string[] },
-): { before: RawBuilder<number>; skip: RawBuilder<number> } {
+): Promise<Place | undefined> {
   const days =
     'table' in from
-      ? sql`select bucket, n from ${sql.table(from.table)} where team_id = ${teamId}`
-      : sql`select bucket, sum(n) as n from scan_status_bucket
-          where team_id = ${teamId} and status in (${sql.join(from.statuses)}) group by bucket`;
-  const day = sql`select bucket, total - n as newer from (
-      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
-      from (${days}) days
-    ) counted where total > ${offset} order by bucket desc limit 1`;
-  return {
-    before: sql<number>`(select bucket + ${BUCKET_MS} from (${day}) place)`,
-    skip: sql<number>`coalesce((select ${offset} - newer from (${day}) place), 0)`,
-  };
+      ? await sql<{
+          bucket: number | string;
+          n: number | string;
+        }>`select bucket, n from ${sql.table(from.table)}
+          where team_id = ${teamId} order by bucket desc`.execute(db)
+      : await sql<{ bucket: number | string; n: number | string }>`select bucket, sum(n) as n
+          from scan_status_bucket where team_id = ${teamId} and status in (${sql.join(from.statuses)})
+          group by bucket order by bucket desc`.execute(db);
+  let newer = 0;
+  for (const day of days.rows) {
+    const n = Number(day.n);
+    if (newer + n > offset) return { before: Number(day.bucket) + BUCKET_MS, skip: offset - newer };
+    newer += n;
+  }
+  return undefined;
 }

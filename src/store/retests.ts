@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { ResultEvent } from '../event/index.js';
-import { countRow, DEEP_OFFSET, located } from './buckets.js';
+import { countRow, DEEP_OFFSET, locate } from './buckets.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
@@ -160,7 +160,9 @@ export class Retests {
       .orderBy('id', 'desc')
       .limit(query.limit);
     if (query.offset < DEEP_OFFSET) return ids.offset(query.offset);
-    const place = located(teamId, query.offset, { table: 'retest_bucket' });
+    const place = await locate(this.db, teamId, query.offset, { table: 'retest_bucket' });
+    // Past the last row: an empty page.
+    if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
     return ids.where('created_at', '<', place.before).offset(place.skip);
   }
 

@@ -1,6 +1,6 @@
-import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
-import { countRow, DEEP_OFFSET, located } from './buckets.js';
+import { countRow, DEEP_OFFSET, locate } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
@@ -320,13 +320,15 @@ export class Scans {
     let ids = this.db.selectFrom('scan').select('id').where(team, '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
-    let offset: number | RawBuilder<number> = query.offset;
+    let offset = query.offset;
     if (byCreation && query.offset >= DEEP_OFFSET) {
-      const place = located(
+      const place = await locate(
+        this.db,
         teamId,
         query.offset,
         statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
       );
+      if (place === undefined) return undefined;
       ids = ids.where('created_at', '<', place.before);
       offset = place.skip;
     }
