@@ -3,7 +3,7 @@
  * integrations send them (pages at random offsets, searches, filters, sort orders), with the page
  * cache on and off, at a million findings and a million retest results.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,6 +15,7 @@ import {
   scratchPostgres,
   scratchSqlite,
 } from '../store/testing/scratch.js';
+import type { CacheHits } from './bench/protocol.js';
 import {
   fillServedEvents,
   fillServedFindingFields,
@@ -280,7 +281,51 @@ async function scanIdsOf(store: Store, teamId: string): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-function row(label: string, cache: boolean, result: Load, bare: Load, hitRate: string): (string | number)[] {
+/**
+ * CPU time (ms) used so far by each PostgreSQL backend serving `database`, by pid, read from
+ * /proc (Linux; empty elsewhere). A request's cost in CPU moves far less with the machine's load
+ * than its rate does.
+ */
+async function postgresCpu(database: string): Promise<Map<number, number>> {
+  const used = new Map<number, number>();
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return used;
+  }
+  for (const pid of pids) {
+    try {
+      const command = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+      if (!command.startsWith('postgres: ') || !command.includes(` ${database} `)) continue;
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+      used.set(Number(pid), ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return used;
+}
+
+/** Linux's USER_HZ, the unit of /proc's CPU times, on every architecture Node.js runs on. */
+const CLOCK_TICKS = 100;
+
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, used] of after) ms += used - (before.get(pid) ?? 0);
+  return ms;
+}
+
+function row(
+  label: string,
+  cache: boolean,
+  result: Load,
+  bare: Load,
+  hits: CacheHits,
+  postgresMs: number | undefined,
+): (string | number)[] {
+  const served = Math.max(1, hits.served);
   return [
     label,
     cache ? 'on' : 'off',
@@ -288,7 +333,9 @@ function row(label: string, cache: boolean, result: Load, bare: Load, hitRate: s
     (result.rate / bare.rate).toFixed(3),
     result.p50,
     result.p99,
-    hitRate,
+    cache ? `${((100 * hits.hits) / served).toFixed(1)} %` : '–',
+    (hits.cpuMicros / 1000 / served).toFixed(2),
+    postgresMs === undefined ? '–' : (postgresMs / served).toFixed(2),
     (result.bytes / 1024).toFixed(1),
     result.failures,
   ];
@@ -304,12 +351,15 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
     await bareServer.stop();
     const headers = { 'x-api-key': key };
     const rows: (string | number)[][] = [];
+    const { location } = database;
+    const postgres = location.engine === 'postgres' ? new URL(location.url).pathname.slice(1) : undefined;
     for (const cache of MIX_ONLY ? [false] : [true, false]) {
       const server = await startServer({ kind: 'api', location: database.location, cache });
       try {
         const kinds: (Kind | undefined)[] =
           cache || MIX_ONLY ? [undefined] : [undefined, ...KINDS_OF_REQUEST.map(([k]) => k)];
         for (const kind of kinds) {
+          const postgresBefore = postgres === undefined ? undefined : await postgresCpu(postgres);
           const result = await load(server.url, {
             connections: CONNECTIONS,
             seconds: SECONDS,
@@ -317,8 +367,11 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
             nextPath: paths(scanIds, kind),
           });
           const hits = await server.hits();
-          const hitRate = cache ? `${((100 * hits.hits) / Math.max(1, hits.served)).toFixed(1)} %` : '–';
-          rows.push(row(kind ?? 'mix', cache, result, bare, hitRate));
+          const postgresMs =
+            postgres === undefined || postgresBefore === undefined
+              ? undefined
+              : cpuSince(postgresBefore, await postgresCpu(postgres));
+          rows.push(row(kind ?? 'mix', cache, result, bare, hits, postgresMs));
         }
       } finally {
         await server.stop();
@@ -338,6 +391,8 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
         'p50 ms',
         'p99 ms',
         'cache hits',
+        'server CPU ms per response',
+        'PostgreSQL CPU ms per response',
         'KB per response',
         'errors',
       ],
@@ -351,7 +406,7 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
 export const suite: BenchSuite = async (report) => {
   report.heading('Store and API: a mix of distinct queries');
   report.note(
-    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 25 % \`/v1/retest\` pages at random offsets over all results, 20 % \`/v1/scans\` pages at random offsets over all scans, 15 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 10 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages, 10 % team findings pages (\`/v1/scans/results\`) at random offsets over all findings, 5 % their filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages, 5 % a random scan's findings (\`/v1/scans/result/{scan_id}\`, unfiltered or by severity, status or search); limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run, just before each engine's rows. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
+    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 25 % \`/v1/retest\` pages at random offsets over all results, 20 % \`/v1/scans\` pages at random offsets over all scans, 15 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 10 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages, 10 % team findings pages (\`/v1/scans/results\`) at random offsets over all findings, 5 % their filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages, 5 % a random scan's findings (\`/v1/scans/result/{scan_id}\`, unfiltered or by severity, status or search); limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run, just before each engine's rows. CPU per response: the API server process's CPU time (user + system), and on PostgreSQL that of the database's backends (from /proc), over the row and its warm-up, divided by the responses sent: it moves far less with the machine's load than the rate. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
   );
   const only = process.env.KEYHOLE_BENCH_ENGINE;
   if (only !== 'postgres') await engine(report, 'SQLite', KEEP ? keptSqlite : scratchSqlite);

@@ -11,4 +11,6 @@ export const WORKER_DATA_VARIABLE = 'KEYHOLE_BENCH_SERVER';
 export interface CacheHits {
   readonly served: number;
   readonly hits: number;
+  /** The server process's CPU time (user + system), in microseconds, over the same span. */
+  readonly cpuMicros: number;
 }

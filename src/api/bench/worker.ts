@@ -4,8 +4,8 @@
  * Fastify route answering a constant (the baseline). A process rather than a worker thread: the
  * native `re2` addon cannot be loaded again in a thread after another thread that loaded it ended.
  *
- * Messages: `stop` ends it; `hits` answers `{ served, hits }`, the responses sent and those the
- * page cache served since the last `hits`.
+ * Messages: `stop` ends it; `hits` answers `{ served, hits, cpuMicros }`, the responses sent,
+ * those the page cache served and the process's CPU time since the last `hits`.
  */
 import Fastify from 'fastify';
 import { openStore } from '../../store/index.js';
@@ -22,6 +22,7 @@ const app =
         cache: data.cache,
       });
 let counts = { served: 0, hits: 0 };
+let cpuSince = process.cpuUsage();
 app.addHook('onSend', async (_request, reply) => {
   counts.served++;
   if (reply.getHeader('x-cache') === 'hit') counts.hits++;
@@ -31,8 +32,10 @@ const address = app.server.address();
 process.send?.({ port: typeof address === 'object' && address !== null ? address.port : 0 });
 process.on('message', async (message) => {
   if (message === 'hits') {
-    process.send?.({ hits: counts });
+    const cpu = process.cpuUsage(cpuSince);
+    process.send?.({ hits: { ...counts, cpuMicros: cpu.user + cpu.system } });
     counts = { served: 0, hits: 0 };
+    cpuSince = process.cpuUsage();
   }
   if (message === 'stop') {
     await app.close();
