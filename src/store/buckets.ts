@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Engine } from './location.js';
 import type { Database } from './schema.js';
 
 /** A day: a year of activity is 365 rows per team to sum, and a deep page skips within one day. */
@@ -45,12 +46,15 @@ export async function uncountRows(
     .execute();
 }
 
-/** Where the row at a deep offset lies: see {@link locate}. */
+/**
+ * Where the row at a deep offset lies (see {@link locate}): numbers, or on PostgreSQL
+ * expressions of the page's own query.
+ */
 export interface Place {
   /** The end of its day (exclusive): rows created at or after it are newer than the page. */
-  readonly before: number;
+  readonly before: number | RawBuilder<number>;
   /** How many rows of that day and older to skip. */
-  readonly skip: number;
+  readonly skip: number | RawBuilder<number>;
 }
 
 /**
@@ -59,31 +63,46 @@ export interface Place {
  * migration 0008); undefined when the team has no more rows than `offset`. Rows created after
  * that day cannot shift the answer, so it stays exact while new rows arrive.
  *
- * The running sum is taken here over the day counts, newest first (a year of activity is 365
- * small rows), rather than by a window function in the page's own query: SQL evaluated that sum
- * twice per page (once for each bound) and sorted for it, which cost more than the page itself.
+ * Each engine the cheaper way. PostgreSQL: expressions of the page's own query (a deep page is
+ * one round trip; a query costs the server more to send than the sum over a year of days costs
+ * PostgreSQL), with NULL for `before`, which no row passes, past the last row. SQLite, which has
+ * no round trips: the day counts are read, newest first, and summed here, which costs less than
+ * the window function the page's query would evaluate once per bound.
  */
 export async function locate(
-  db: Kysely<Database>,
+  conn: { readonly engine: Engine; readonly db: Kysely<Database> },
   teamId: string,
   offset: number,
   from: { table: BucketTableName } | { statuses: readonly string[] },
 ): Promise<Place | undefined> {
   const days =
     'table' in from
-      ? await sql<{
-          bucket: number | string;
-          n: number | string;
-        }>`select bucket, n from ${sql.table(from.table)}
-          where team_id = ${teamId} order by bucket desc`.execute(db)
-      : await sql<{ bucket: number | string; n: number | string }>`select bucket, sum(n) as n
-          from scan_status_bucket where team_id = ${teamId} and status in (${sql.join(from.statuses)})
-          group by bucket order by bucket desc`.execute(db);
+      ? sql<DayCount>`select bucket, n from ${sql.table(from.table)} where team_id = ${teamId}`
+      : sql<DayCount>`select bucket, sum(n) as n from scan_status_bucket
+          where team_id = ${teamId} and status in (${sql.join(from.statuses)}) group by bucket`;
+  if (conn.engine === 'postgres') {
+    const day = sql`select bucket, total - n as newer from (
+        select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
+        from (${days}) days
+      ) counted where total > ${offset} order by bucket desc limit 1`;
+    return {
+      before: sql<number>`(select bucket + ${BUCKET_MS} from (${day}) place)`,
+      skip: sql<number>`coalesce((select ${offset} - newer from (${day}) place), 0)`,
+    };
+  }
+  const counted = await sql<DayCount>`select bucket, n from (${days}) days order by bucket desc`.execute(
+    conn.db,
+  );
   let newer = 0;
-  for (const day of days.rows) {
+  for (const day of counted.rows) {
     const n = Number(day.n);
     if (newer + n > offset) return { before: Number(day.bucket) + BUCKET_MS, skip: offset - newer };
     newer += n;
   }
   return undefined;
+}
+
+interface DayCount {
+  readonly bucket: number | string;
+  readonly n: number | string;
 }

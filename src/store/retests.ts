@@ -160,7 +160,7 @@ export class Retests {
       .orderBy('id', 'desc')
       .limit(query.limit);
     if (query.offset < DEEP_OFFSET) return ids.offset(query.offset);
-    const place = await locate(this.db, teamId, query.offset, { table: 'retest_bucket' });
+    const place = await locate(this.conn, teamId, query.offset, { table: 'retest_bucket' });
     // Past the last row: an empty page.
     if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
     return ids.where('created_at', '<', place.before).offset(place.skip);
