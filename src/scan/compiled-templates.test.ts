@@ -8,7 +8,7 @@ import type { ResultEvent } from '../event/index.js';
 import { HttpClient } from '../http/index.js';
 import { transportDispatch } from '../send/index.js';
 import { type DeferredTemplate, NO_FILTER, selectTemplates } from '../template/index.js';
-import { CompiledTemplates } from './compiled-templates.js';
+import { CompiledTemplates, KEPT_UNUSED, keptUnusedFor } from './compiled-templates.js';
 import { runScan } from './run-scan.js';
 import { ScanStats } from './stats.js';
 
@@ -73,6 +73,14 @@ describe('the compiled templates of a scan', () => {
     expect(compiled.acquire(fifth as DeferredTemplate)).toBe(forms[4]);
     expect(compiled.acquire(fourth as DeferredTemplate)).toBe(forms[3]);
     expect(compiled.acquire(first)).not.toBe(forms[0]);
+  });
+
+  it('are kept unused only when a template comes round again before more than are kept were released', () => {
+    expect(keptUnusedFor(10, 1000)).toBe(KEPT_UNUSED);
+    expect(keptUnusedFor(KEPT_UNUSED, 2)).toBe(KEPT_UNUSED);
+    expect(keptUnusedFor(KEPT_UNUSED + 1, 2)).toBe(0);
+    expect(keptUnusedFor(10_000, 1)).toBe(0);
+    expect(keptUnusedFor(10, 1)).toBe(0);
   });
 
   it('say which file no longer compiles when a payload file it read was removed since it was checked', async () => {

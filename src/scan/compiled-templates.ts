@@ -13,6 +13,18 @@ export type PlanTemplate = RunnableTemplate | DeferredTemplate;
 /** Compiled templates no run uses any more, kept in case the next target runs them too. */
 export const KEPT_UNUSED = 128;
 
+/**
+ * How many unused compiled templates are worth keeping for a plan: {@link KEPT_UNUSED}, or none
+ * when none would be found again. A target runs every template before the next target starts
+ * them, so a template comes round again only after every other; with more templates than are
+ * kept (a library) or a single target, each would be let go, or the scan end, before its next
+ * run. Kept anyway, each lives long enough to be moved to V8's old space, which then grows with
+ * garbage between full collections.
+ */
+export function keptUnusedFor(templatesPerTarget: number, targets: number): number {
+  return targets > 1 && templatesPerTarget <= KEPT_UNUSED ? KEPT_UNUSED : 0;
+}
+
 export class CompiledTemplates {
   private readonly inUse = new Map<
     DeferredTemplate,

@@ -18,7 +18,7 @@ import {
 import { type ResultEvent, redactEvent } from '../event/index.js';
 import { TargetError } from '../targets/index.js';
 import { BulkQueue } from './bulk-queue.js';
-import { CompiledTemplates, type PlanTemplate } from './compiled-templates.js';
+import { CompiledTemplates, keptUnusedFor, type PlanTemplate } from './compiled-templates.js';
 import type { ScanStats } from './stats.js';
 import type { TargetResolution } from './target.js';
 
@@ -137,7 +137,8 @@ export async function runScan(
     settings.bulkSize ?? workers,
     workers,
   );
-  const compiled = new CompiledTemplates();
+  const perTarget = plan.templates.filter((t) => !t.selfContained).length;
+  const compiled = new CompiledTemplates(keptUnusedFor(perTarget, plan.targets.length));
   const worker = async (): Promise<void> => {
     const runner = new JobRunner(settings, compiled);
     for (;;) {

@@ -27,6 +27,7 @@ import { existingTeam, requireQueueStore, withStore } from '../../shared/store.j
 import { plural } from '../../shared/words.js';
 import type { ScanFlags } from './command.js';
 import { type ScanConfig, scanConfig } from './config.js';
+import { limitHeapGrowth } from './heap.js';
 import { readGiven, type ScanInputs } from './inputs.js';
 import { chooseTemplates, showTemplates } from './library.js';
 import { queueScan, resumeQueuedScan, storedText } from './queue.js';
@@ -141,6 +142,7 @@ async function scanWith(
       output,
     );
   }
+  limitHeapGrowth(templates.length, io.env);
   output.openFile();
   const exports = new ScanExports(config.exports, io.cwd);
   exports.open();
