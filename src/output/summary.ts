@@ -53,6 +53,8 @@ export interface EntrySummary {
   readonly refused: number;
   /** Answers by which the target refused its secret: 401s, and redirects to a login page. */
   readonly rejected: { readonly unauthorized: number; readonly loginPage: number };
+  /** Answers with status 403 (not refusals: see the scan's warning when they are all there is). */
+  readonly forbidden?: number;
   readonly logins: number;
   readonly loginFailures: number;
   readonly relogins: number;
@@ -135,6 +137,8 @@ function formatEntries(entries: readonly EntrySummary[]): string {
       if (entry.refused > 0) parts.push(`${entry.refused} not sent`);
       const rejected = rejectedCount(entry);
       if (rejected > 0) parts.push(`${rejected} refused by the target (${formatRejections(entry.rejected)})`);
+      const forbidden = entry.forbidden ?? 0;
+      if (forbidden > 0) parts.push(`${forbidden} answered 403`);
       const logins = formatLogins(entry);
       return `    ${entry.label.padEnd(width)}  ${parts.join(', ')}${logins === '' ? '' : `; ${logins}`}\n`;
     })

@@ -20,6 +20,11 @@ export interface EntryFigures {
   /** Of its requests, those answered (not lost in transport), and how many the target refused. */
   readonly answered: number;
   readonly rejected: RejectionCounts;
+  /**
+   * Of its answers, those with status 403. Not a refusal (a working secret meets it too), but a
+   * target that answers nothing else may be refusing the secret itself (see {@link forbiddenEverywhere}).
+   */
+  readonly forbidden: number;
   /** Logins run (re-logins included), and how many of them failed (with a static entry's failed secret checks). */
   readonly logins: number;
   readonly loginFailures: number;
@@ -59,15 +64,17 @@ export interface AuthFigures {
 export function storedFigures(figures: AuthFigures): AuthenticationFigures {
   return {
     unauthenticated: figures.requests - figures.authenticated,
-    entries: figures.entries.map(({ entry, failure: _, answered: __, rejected, ...counts }) => ({
-      fingerprint: entry.fingerprint,
-      label: entry.label,
-      kind: entry.kind,
-      types: entry.types,
-      scope: entry.scope,
-      ...counts,
-      rejected: rejected.unauthorized + rejected.loginPage,
-    })),
+    entries: figures.entries.map(
+      ({ entry, failure: _, answered: __, forbidden: ___, rejected, ...counts }) => ({
+        fingerprint: entry.fingerprint,
+        label: entry.label,
+        kind: entry.kind,
+        types: entry.types,
+        scope: entry.scope,
+        ...counts,
+        rejected: rejected.unauthorized + rejected.loginPage,
+      }),
+    ),
   };
 }
 
@@ -91,6 +98,7 @@ export function figuresSince(before: AuthFigures, after: AuthFigures): AuthFigur
         loginFailures: now.loginFailures - then.loginFailures,
         relogins: now.relogins - then.relogins,
         answered: now.answered - then.answered,
+        forbidden: now.forbidden - then.forbidden,
         rejected: {
           unauthorized: now.rejected.unauthorized - then.rejected.unauthorized,
           loginPage: now.rejected.loginPage - then.rejected.loginPage,
@@ -163,9 +171,11 @@ export class AuthLedger {
   }
 
   /** The target answered a request that carried `secret` (the answer the template gets). */
-  answered(secret: ScopedSecret, rejection: Rejection | undefined): void {
+  answered(secret: ScopedSecret, rejection: Rejection | undefined, status: number): void {
     const entry = entryOf(secret);
-    this.count(entry, this.countsOf(entry), entry.label, rejection);
+    const counts = this.countsOf(entry);
+    if (status === 403) counts.forbidden++;
+    this.count(entry, counts, entry.label, rejection);
   }
 
   /** The target answered a request that carried the credential headers of `-H` as given. */
@@ -232,6 +242,7 @@ export class AuthLedger {
         requests: 0,
         refused: 0,
         answered: 0,
+        forbidden: 0,
         rejected: { unauthorized: 0, loginPage: 0 },
         logins: 0,
         loginFailures: 0,
@@ -241,4 +252,19 @@ export class AuthLedger {
     }
     return counts;
   }
+}
+
+/**
+ * The entries whose every answer was 403 Forbidden (at least one answer, none refused otherwise,
+ * no failed login): not failed, since a working secret meets 403 on what its user may not see,
+ * but an API that refuses a wrong key with 403 looks exactly like this, so the scan says so.
+ */
+export function forbiddenEverywhere(figures: AuthFigures): EntryFigures[] {
+  return figures.entries.filter(
+    (e) =>
+      e.answered > 0 &&
+      e.forbidden === e.answered &&
+      e.failure === undefined &&
+      e.rejected.unauthorized + e.rejected.loginPage === 0,
+  );
 }

@@ -4,7 +4,13 @@
  * the scan's life. The command line (`keyhole scan`) builds on this; so can a worker.
  */
 
-export { type AuthFigures, type EntryFigures, figuresSince, storedFigures } from './auth-ledger.js';
+export {
+  type AuthFigures,
+  type EntryFigures,
+  figuresSince,
+  forbiddenEverywhere,
+  storedFigures,
+} from './auth-ledger.js';
 export { BulkQueue } from './bulk-queue.js';
 export { CompiledTemplates, type PlanTemplate } from './compiled-templates.js';
 export { type OastPlan, type OastTiming, OastUnavailable, PUBLIC_OAST_SERVERS } from './oast.js';
@@ -19,7 +25,7 @@ export {
   type ScanRun,
   type TemplateRunOptions,
 } from './run-scan.js';
-export { authenticationFailure, executeScan, rejectionCauses } from './scan.js';
+export { authenticationFailure, executeScan, forbiddenWarning, rejectionCauses } from './scan.js';
 export {
   PrefetchFailed,
   plannedEntries,

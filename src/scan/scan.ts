@@ -110,6 +110,15 @@ export function rejection(e: Pick<EntryFigures, 'entry' | 'answered' | 'rejected
   return `${e.entry.label}: the target refused its secret on ${all} that carried it (${rejectionCauses(e.rejected)}): the secret is probably wrong or expired, or not the kind this target takes`;
 }
 
+/**
+ * `static[0] of s.yaml: the target answered 403 Forbidden to all 5 requests that carried its
+ * secret: …` (see `forbiddenEverywhere`).
+ */
+export function forbiddenWarning(e: Pick<EntryFigures, 'entry' | 'answered'>): string {
+  const all = e.answered === 1 ? 'the 1 request' : `all ${e.answered} requests`;
+  return `${e.entry.label}: the target answered 403 Forbidden to ${all} that carried its secret: if it refuses a wrong or expired secret with 403, this scan was not authenticated; add verify: to the entry to check the secret before scanning`;
+}
+
 /** `-H Authorization: the target refused it on all 5 requests that carried it (…)`. */
 function headersRejection(h: HeaderFigures): string {
   const all = h.answered === 1 ? 'the 1 request' : `all ${h.answered} requests`;

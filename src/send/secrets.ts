@@ -18,8 +18,8 @@ import { urlOf } from './wire.js';
 export interface SecretObserver {
   sent(secret: ScopedSecret | undefined): void;
   refused(secret: ScopedSecret): void;
-  /** `rejection`: how the answer turned the secret away, if it did. */
-  answered(secret: ScopedSecret, rejection: Rejection | undefined): void;
+  /** `rejection`: how the answer turned the secret away, if it did; `status`: the answer's status. */
+  answered(secret: ScopedSecret, rejection: Rejection | undefined, status: number): void;
 }
 
 /**
@@ -63,7 +63,7 @@ export function withSecrets(resolver: SecretResolver, observer?: SecretObserver)
       const { entry } = applied;
       const answer = (sent: Sent): Sent => {
         const rejection = rejectionOf(sent.response);
-        observer?.answered(entry, rejection);
+        observer?.answered(entry, rejection, sent.response.statusCode);
         return rejection === undefined ? sent : { ...sent, rejected: { secret: entry, rejection } };
       };
       if (resent || !canReauth(entry)) return sending.then(answer);

@@ -79,6 +79,11 @@ export class ScanOutput {
     this.notice(pc.createColors(this.colourErr).red('[ERR]'), text);
   }
 
+  /** A warning shown even with `-silent`: the scan may not have been what it was asked to be. */
+  caution(text: string): void {
+    this.above(() => this.io.stderr.write(`${pc.createColors(this.colourErr).yellow('[WRN]')} ${text}\n`));
+  }
+
   /** An error shown even with `-silent`: the scan goes on, but not as it was asked to (a failed login). */
   alert(text: string): void {
     this.above(() => this.io.stderr.write(`${pc.createColors(this.colourErr).red('[ERR]')} ${text}\n`));

@@ -5,6 +5,8 @@ import { formatStatsJson, formatStatsLine } from '../../../output/index.js';
 import {
   doneRuns,
   executeScan,
+  forbiddenEverywhere,
+  forbiddenWarning,
   noRecorder,
   type PlanTemplate,
   plannedRuns,
@@ -195,6 +197,7 @@ async function scanWith(
         const redact = session.redact;
         if (failure !== undefined) output.fatal(redact === undefined ? failure : redact(failure));
         const figures = session.ledger.figures();
+        for (const entry of forbiddenEverywhere(figures)) output.caution(forbiddenWarning(entry));
         const authentication = secrets === undefined ? undefined : authSummary(figures);
         output.truncatedBodies(stats.truncatedBodies);
         output.summary(
