@@ -72,6 +72,11 @@ export class Scans {
     return this.conn.db;
   }
 
+  /** The API's listings read through `reads` (see `Connection.reads`). */
+  private get reads(): Kysely<Database> {
+    return this.conn.reads;
+  }
+
   async create(input: ScanInput): Promise<Scan> {
     const now = Date.now();
     const status = input.status ?? 'starting';
@@ -299,11 +304,14 @@ export class Scans {
     const ids = await this.pageIds(teamId, query);
     if (ids === undefined) return [];
     // Deferred join: the window is found on the narrow index, then only its rows are read.
-    let rows = this.db.selectFrom('scan').selectAll().where('id', 'in', ids);
+    let rows = this.reads.selectFrom('scan').selectAll().where('id', 'in', ids);
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) rows = rows.orderBy(column, direction);
     }
-    return this.withLists(await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute());
+    return this.withLists(
+      await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute(),
+      this.reads,
+    );
   }
 
   /**
@@ -314,10 +322,10 @@ export class Scans {
     const search =
       query.search === undefined || query.search === ''
         ? undefined
-        : await scanNameContains(this.db, this.conn.engine, query.search);
+        : await scanNameContains(this.reads, this.conn.engine, query.search);
     // `+team_id` keeps SQLite off the team's indexes, so it reads the candidates by id.
     const team = search?.fromCandidates === true ? sql<string>`+team_id` : ('team_id' as const);
-    let ids = this.db.selectFrom('scan').select('id').where(team, '=', teamId);
+    let ids = this.reads.selectFrom('scan').select('id').where(team, '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
     let offset: number | RawBuilder<number> = query.offset;
@@ -386,12 +394,12 @@ export class Scans {
     throw new StoreRequestError(`cannot ${action} scan ${scanId}: it is ${scan.status}`, 'conflict');
   }
 
-  private async withLists(rows: readonly ScanTable[]): Promise<Scan[]> {
+  private async withLists(rows: readonly ScanTable[], db = this.db): Promise<Scan[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     // One query for both lists (a round trip less per page on PostgreSQL): templates in their
     // order, then assets by id, each scan's apart.
-    const items = await this.db
+    const items = await db
       .selectFrom('scan_template')
       .select([
         'scan_id',
@@ -403,7 +411,7 @@ export class Scans {
       ])
       .where('scan_id', 'in', ids)
       .unionAll(
-        this.db
+        db
           .selectFrom('scan_asset')
           .select([
             'scan_id',
