@@ -20,8 +20,8 @@ export interface ConnectOptions {
    */
   readonly create?: boolean;
   /**
-   * SQLite file in WAL mode: how many threads run `reads` (default 1, started on the first
-   * read); 0 runs them on the main connection.
+   * SQLite file in WAL mode: how many threads run `reads` at most (default 2, started as reads
+   * need them); 0 runs them on the main connection.
    */
   readonly readThreads?: number;
 }
@@ -54,7 +54,7 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   if (location.engine === 'sqlite') {
     const sqlite = openSqlite(location, options.create !== false);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    const threads = options.readThreads ?? 1;
+    const threads = options.readThreads ?? 2;
     // Other connections read only what is committed to the file in WAL mode (an in-memory
     // database is this connection's alone).
     const threaded =

@@ -94,6 +94,20 @@ describe('reads of a SQLite file store', () => {
     );
   });
 
+  it('answer a short query on a second thread while a long one runs', async () => {
+    const { reads } = store.connection;
+    let longDone = false;
+    const long = sql`with recursive c(i) as (select 1 union all select i + 1 from c where i < 3000000)
+      select count(*) as n from c`
+      .execute(reads)
+      .then(() => {
+        longDone = true;
+      });
+    expect((await sql`select 1 as one`.execute(reads)).rows).toEqual([{ one: 1 }]);
+    expect(longDone).toBe(false);
+    await long;
+  });
+
   it('answer many queries waiting at once, each with its own rows', async () => {
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>

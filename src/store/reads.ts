@@ -116,8 +116,9 @@ interface Thread {
 }
 
 /**
- * Up to `size` read threads over the SQLite file at `path`, started on the first query. Each
- * query goes to the thread with the fewest waiting. A thread that ends (it failed, or was
+ * Up to `size` read threads over the SQLite file at `path`, started as queries need them. Each
+ * query goes to an idle thread, or the one with the fewest waiting: a long query holds up only
+ * the queries that wait on its thread. A thread that ends (it failed, or was
  * terminated) rejects its waiting queries and is started again on the next one; one that ends
  * before it answered anything could not start, and from then on `fallback` (the main
  * connection) runs the reads.
@@ -158,15 +159,24 @@ export class ReadThreads {
     await Promise.all(this.threads.map((thread) => thread?.worker.terminate()));
   }
 
-  /** The thread with the fewest queries waiting, started if its place is empty. */
+  /**
+   * An idle thread, else a new one while there is room, else the thread with the fewest queries
+   * waiting: a second thread starts only when a query would wait behind another.
+   */
   private pick(): Thread {
-    let best = 0;
+    let best: Thread | undefined;
+    let empty = -1;
     for (let i = 0; i < this.threads.length; i++) {
       const thread = this.threads[i];
-      if (thread === undefined) return this.start(i);
-      if (thread.pending.size < this.threads[best]!.pending.size) best = i;
+      if (thread === undefined) {
+        if (empty < 0) empty = i;
+      } else if (thread.pending.size === 0) {
+        return thread;
+      } else if (best === undefined || thread.pending.size < best.pending.size) {
+        best = thread;
+      }
     }
-    return this.threads[best]!;
+    return empty >= 0 ? this.start(empty) : best!;
   }
 
   private start(index: number): Thread {

@@ -13,7 +13,7 @@ import { buildApi } from '../server.js';
 import { WORKER_DATA_VARIABLE, type WorkerData } from './protocol.js';
 
 /** `KEYHOLE_BENCH_READ_THREADS=N`: the store's read threads on a SQLite file (see `ConnectOptions.readThreads`). */
-const READ_THREADS = Number(process.env.KEYHOLE_BENCH_READ_THREADS ?? 1);
+const READ_THREADS = Number(process.env.KEYHOLE_BENCH_READ_THREADS ?? 2);
 const data = JSON.parse(process.env[WORKER_DATA_VARIABLE] ?? '{"kind":"bare"}') as WorkerData;
 const app =
   data.kind === 'bare'
