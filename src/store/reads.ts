@@ -118,10 +118,9 @@ interface Thread {
 /**
  * Up to `size` read threads over the SQLite file at `path`, started as queries need them. Each
  * query goes to an idle thread, or the one with the fewest waiting: a long query holds up only
- * the queries that wait on its thread. A thread that ends (it failed, or was
- * terminated) rejects its waiting queries and is started again on the next one; one that ends
- * before it answered anything could not start, and from then on `fallback` (the main
- * connection) runs the reads.
+ * the queries that wait on its thread. A thread that ends (it failed, or was terminated) rejects
+ * its waiting queries and is started again when needed; one that ends before it answered
+ * anything could not start, and from then on `fallback` (the main connection) runs the reads.
  */
 export class ReadThreads {
   private readonly threads: (Thread | undefined)[];
