@@ -6,6 +6,7 @@ import pg from 'pg';
 import { ChangeCounter, ChangeCountingDialect } from './changes.js';
 import { StoreMissingError, StoreUnavailableError } from './errors.js';
 import { describeLocation, type StoreLocation } from './location.js';
+import { ReadThreads, WorkerReadsDialect } from './reads.js';
 import type { Database } from './schema.js';
 
 export interface ConnectOptions {
@@ -18,14 +19,30 @@ export interface ConnectOptions {
    * `StoreMissingError` and nothing is written to disk.
    */
   readonly create?: boolean;
+  /**
+   * SQLite file in WAL mode: how many threads run `reads` at most (default 2, started as reads
+   * need them); 0 runs them on the main connection.
+   */
+  readonly readThreads?: number;
 }
 
-/** An open connection to one engine; `sqlite` is the raw handle, for bulk work the query builder slows. */
+/**
+ * An open connection to one engine; `sqlite` is the raw handle, for bulk work the query builder
+ * slows. `reads` runs the API's listing queries: on a SQLite file in WAL mode, on read threads
+ * (see reads.ts), seeing every write committed through `db` before the query; elsewhere it is
+ * `db`. It begins no transactions: writes, and reads within a write's transaction, use `db`.
+ */
 export type Connection =
-  | { readonly engine: 'sqlite'; readonly db: Kysely<Database>; readonly sqlite: SqliteDatabase.Database }
+  | {
+      readonly engine: 'sqlite';
+      readonly db: Kysely<Database>;
+      readonly reads: Kysely<Database>;
+      readonly sqlite: SqliteDatabase.Database;
+    }
   | {
       readonly engine: 'postgres';
       readonly db: Kysely<Database>;
+      readonly reads: Kysely<Database>;
       readonly pool: pg.Pool;
       /** Bumped after each write committed through `db` (see `Store.changeToken`). */
       readonly changes: ChangeCounter;
@@ -36,11 +53,18 @@ const INT8_OID = 20;
 export function connect(location: StoreLocation, options: ConnectOptions = {}): Connection {
   if (location.engine === 'sqlite') {
     const sqlite = openSqlite(location, options.create !== false);
-    return {
-      engine: 'sqlite',
-      sqlite,
-      db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }),
-    };
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const threads = options.readThreads ?? 2;
+    // Other connections read only what is committed to the file in WAL mode (an in-memory
+    // database is this connection's alone).
+    const threaded =
+      threads > 0 &&
+      location.path !== ':memory:' &&
+      sqlite.pragma('journal_mode', { simple: true }) === 'wal';
+    const reads = threaded
+      ? new Kysely<Database>({ dialect: new WorkerReadsDialect(new ReadThreads(location.path, threads, db)) })
+      : db;
+    return { engine: 'sqlite', sqlite, db, reads };
   }
   const pool = new pg.Pool({
     connectionString: location.url,
@@ -63,7 +87,8 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   pool.on('connect', (client) => client.on('error', () => {}));
   const changes = new ChangeCounter();
   const dialect = new ChangeCountingDialect(new PostgresDialect({ pool }), changes);
-  return { engine: 'postgres', pool, changes, db: new Kysely<Database>({ dialect }) };
+  const db = new Kysely<Database>({ dialect });
+  return { engine: 'postgres', pool, changes, db, reads: db };
 }
 
 function openSqlite(

@@ -80,8 +80,9 @@ export class FindingPages {
     private readonly searchCandidates = SEARCH_CANDIDATES,
   ) {}
 
+  /** Every query here is a listing's read (see `Connection.reads`). */
   private get db(): Kysely<Database> {
-    return this.conn.db;
+    return this.conn.reads;
   }
 
   async list(

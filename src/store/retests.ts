@@ -43,6 +43,11 @@ export class Retests {
     return this.conn.db;
   }
 
+  /** The API's listings read through `reads` (see `Connection.reads`). */
+  private get reads(): Kysely<Database> {
+    return this.conn.reads;
+  }
+
   /** Records a retest of a finding and moves the finding's status (see {@link statusAfterRetest}), in one transaction. */
   async record(input: RetestInput): Promise<RetestResult> {
     const id = newId();
@@ -97,14 +102,14 @@ export class Retests {
 
   /** The team's retest results, newest first (created_at desc, id desc). */
   async list(teamId: string, query: PageQuery): Promise<RetestResult[]> {
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('retest')
       .selectAll()
       .where('id', 'in', await this.pageIds(teamId, query))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
-    return this.withSources(rows);
+    return this.withSources(rows, this.reads);
   }
 
   /**
@@ -112,7 +117,7 @@ export class Retests {
    * with the row since migration 0006, made from `events` for rows recorded before).
    */
   async served(teamId: string, query: PageQuery): Promise<ServedRetest[]> {
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('retest')
       .select([
         'id',
@@ -138,7 +143,7 @@ export class Retests {
       .orderBy('id', 'desc')
       .execute();
     const sources = await loadSources(
-      this.db,
+      this.reads,
       rows.map((r) => r.template_hash),
     );
     return rows.map((row) => ({
@@ -152,7 +157,7 @@ export class Retests {
    * {@link list} runs, and whose plan tests check.
    */
   async pageIds(teamId: string, query: PageQuery) {
-    const ids = this.db
+    const ids = this.reads
       .selectFrom('retest')
       .select('id')
       .where('team_id', '=', teamId)
@@ -160,7 +165,9 @@ export class Retests {
       .orderBy('id', 'desc')
       .limit(query.limit);
     if (query.offset < DEEP_OFFSET) return ids.offset(query.offset);
-    const place = await locate(this.conn, teamId, query.offset, { table: 'retest_bucket' });
+    const place = await locate({ engine: this.conn.engine, db: this.reads }, teamId, query.offset, {
+      table: 'retest_bucket',
+    });
     // Past the last row: an empty page.
     if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
     return ids.where('created_at', '<', place.before).offset(place.skip);
@@ -178,9 +185,9 @@ export class Retests {
     return this.withSources(rows);
   }
 
-  private async withSources(rows: readonly RetestTable[]): Promise<RetestResult[]> {
+  private async withSources(rows: readonly RetestTable[], db = this.db): Promise<RetestResult[]> {
     const sources = await loadSources(
-      this.db,
+      db,
       rows.map((r) => r.template_hash),
     );
     return rows.map((row) => ({

@@ -73,6 +73,11 @@ export class Scans {
     return this.conn.db;
   }
 
+  /** The API's listings read through `reads` (see `Connection.reads`). */
+  private get reads(): Kysely<Database> {
+    return this.conn.reads;
+  }
+
   async create(input: ScanInput): Promise<Scan> {
     const now = Date.now();
     const status = input.status ?? 'starting';
@@ -299,7 +304,7 @@ export class Scans {
     if (ids === undefined) return [];
     // Deferred join: the window is found on the narrow index, then only its rows are read, each
     // with its lists, in the same query (on PostgreSQL a query less to send per page).
-    let rows = this.withLists().where('id', 'in', ids);
+    let rows = this.withLists(this.reads).where('id', 'in', ids);
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) rows = rows.orderBy(column, direction);
     }
@@ -317,16 +322,16 @@ export class Scans {
     const search =
       query.search === undefined || query.search === ''
         ? undefined
-        : await scanNameContains(this.db, this.conn.engine, query.search);
+        : await scanNameContains(this.reads, this.conn.engine, query.search);
     // `+team_id` keeps SQLite off the team's indexes, so it reads the candidates by id.
     const team = search?.fromCandidates === true ? sql<string>`+team_id` : ('team_id' as const);
-    let ids = this.db.selectFrom('scan').select('id').where(team, '=', teamId);
+    let ids = this.reads.selectFrom('scan').select('id').where(team, '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
     let offset: number | RawBuilder<number> = query.offset;
     if (byCreation && query.offset >= DEEP_OFFSET) {
       const place = await locate(
-        this.conn,
+        { engine: this.conn.engine, db: this.reads },
         teamId,
         query.offset,
         statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
@@ -392,9 +397,9 @@ export class Scans {
   }
 
   /** Scans with their lists, each read in the same query (on PostgreSQL a query less to send per page). */
-  private withLists() {
+  private withLists(db = this.db) {
     const { engine } = this.conn;
-    return this.db
+    return db
       .selectFrom('scan')
       .selectAll()
       .select([listedTemplates(engine).as('listed_templates'), listedAssets(engine).as('listed_assets')]);

@@ -140,7 +140,9 @@ export class Store {
   async close(): Promise<void> {
     this.closing = true;
     await this.listener?.close();
-    await this.connection.db.destroy();
+    const { db, reads } = this.connection;
+    if (reads !== db) await reads.destroy();
+    await db.destroy();
   }
 }
 

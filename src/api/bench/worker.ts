@@ -12,12 +12,14 @@ import { openStore } from '../../store/index.js';
 import { buildApi } from '../server.js';
 import { WORKER_DATA_VARIABLE, type WorkerData } from './protocol.js';
 
+/** `KEYHOLE_BENCH_READ_THREADS=N`: the store's read threads on a SQLite file (see `ConnectOptions.readThreads`). */
+const READ_THREADS = Number(process.env.KEYHOLE_BENCH_READ_THREADS ?? 2);
 const data = JSON.parse(process.env[WORKER_DATA_VARIABLE] ?? '{"kind":"bare"}') as WorkerData;
 const app =
   data.kind === 'bare'
     ? Fastify().get('/bare', async () => ({ message: 'ok' }))
     : await buildApi({
-        store: await openStore(data.location, { migrate: false, poolSize: 10 }),
+        store: await openStore(data.location, { migrate: false, poolSize: 10, readThreads: READ_THREADS }),
         rateLimit: 0,
         cache: data.cache,
       });
