@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   Diagnostics,
@@ -211,13 +211,18 @@ export async function loadTemplates(paths: readonly string[]): Promise<TemplateR
   return results;
 }
 
-/** `.yaml`/`.yml` files under a folder, recursively, sorted; hidden folders are skipped. */
+/**
+ * `.yaml`/`.yml` files under a folder, recursively, sorted; hidden folders are skipped. Each
+ * folder is listed with one synchronous call: listed one after another asynchronously, the
+ * folders of a library (hundreds of them) kept the thread waiting most of a selection that the
+ * caches answer (56 % idle in a profile).
+ */
 export async function listTemplateFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
-  const walk = async (current: string): Promise<void> => {
+  const walk = (current: string): void => {
     let entries: import('node:fs').Dirent[];
     try {
-      entries = await readdir(current, { withFileTypes: true });
+      entries = readdirSync(current, { withFileTypes: true });
     } catch {
       return;
     }
@@ -225,11 +230,11 @@ export async function listTemplateFiles(dir: string): Promise<string[]> {
     for (const entry of entries) {
       const full = join(current, entry.name);
       if (entry.isDirectory()) {
-        if (!entry.name.startsWith('.')) await walk(full);
+        if (!entry.name.startsWith('.')) walk(full);
       } else if (entry.isFile() && isTemplateFile(entry.name)) out.push(full);
     }
   };
-  await walk(dir);
+  walk(dir);
   return out;
 }
 
