@@ -144,7 +144,7 @@ async function scanWith(
       output,
     );
   }
-  limitHeapGrowth(templates.length, io.env);
+  limitHeapGrowth(templates.length);
   output.openFile();
   const exports = new ScanExports(config.exports, io.cwd);
   exports.open();
