@@ -22,7 +22,7 @@ export interface EntryFigures {
   readonly rejected: RejectionCounts;
   /**
    * Of its answers, those with status 403. Not a refusal (a working secret meets it too), but a
-   * target that answers nothing else may be refusing the secret itself (see {@link forbiddenEverywhere}).
+   * target that answers nothing else may be refusing the secret itself (see `forbiddenEverywhere` in scan.ts).
    */
   readonly forbidden: number;
   /** Logins run (re-logins included), and how many of them failed (with a static entry's failed secret checks). */
@@ -252,19 +252,4 @@ export class AuthLedger {
     }
     return counts;
   }
-}
-
-/**
- * The entries whose every answer was 403 Forbidden (at least one answer, none refused otherwise,
- * no failed login): not failed, since a working secret meets 403 on what its user may not see,
- * but an API that refuses a wrong key with 403 looks exactly like this, so the scan says so.
- */
-export function forbiddenEverywhere(figures: AuthFigures): EntryFigures[] {
-  return figures.entries.filter(
-    (e) =>
-      e.answered > 0 &&
-      e.forbidden === e.answered &&
-      e.failure === undefined &&
-      e.rejected.unauthorized + e.rejected.loginPage === 0,
-  );
 }

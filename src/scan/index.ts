@@ -8,7 +8,6 @@ export {
   type AuthFigures,
   type EntryFigures,
   figuresSince,
-  forbiddenEverywhere,
   storedFigures,
 } from './auth-ledger.js';
 export { BulkQueue } from './bulk-queue.js';
@@ -25,7 +24,13 @@ export {
   type ScanRun,
   type TemplateRunOptions,
 } from './run-scan.js';
-export { authenticationFailure, executeScan, forbiddenWarning, rejectionCauses } from './scan.js';
+export {
+  authenticationFailure,
+  executeScan,
+  forbiddenEverywhere,
+  forbiddenWarning,
+  rejectionCauses,
+} from './scan.js';
 export {
   PrefetchFailed,
   plannedEntries,

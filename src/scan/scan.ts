@@ -111,6 +111,21 @@ export function rejection(e: Pick<EntryFigures, 'entry' | 'answered' | 'rejected
 }
 
 /**
+ * The entries whose every answer was 403 Forbidden (at least one answer, none refused otherwise,
+ * no failed login): not failed, since a working secret meets 403 on what its user may not see,
+ * but an API that refuses a wrong key with 403 looks exactly like this, so the scan says so.
+ */
+export function forbiddenEverywhere(figures: AuthFigures): EntryFigures[] {
+  return figures.entries.filter(
+    (e) =>
+      e.answered > 0 &&
+      e.forbidden === e.answered &&
+      e.failure === undefined &&
+      e.rejected.unauthorized + e.rejected.loginPage === 0,
+  );
+}
+
+/**
  * `static[0] of s.yaml: the target answered 403 Forbidden to all 5 requests that carried its
  * secret: …` (see `forbiddenEverywhere`).
  */
