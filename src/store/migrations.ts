@@ -23,6 +23,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0016_served_fields_ascending_sorts': { up: servedFieldsAscendingSorts },
   '0017_scan_auth_rejected': { up: scanAuthRejected },
   '0018_finding_search_candidates': { up: findingSearchCandidates },
+  '0019_scan_name_pairs': { up: scanNamePairs },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -707,3 +708,74 @@ async function findingSearchCandidates(db: Kysely<any>): Promise<void> {
     .columns(['target', 'template_id', 'team_id', 'severity', 'vuln_status', 'id'])
     .execute();
 }
+
+/**
+ * Per team and day (UTC), the pairs of consecutive characters in the folded names of its scans:
+ * a search reads only the days that hold every pair of its term, so a term no name holds reads
+ * no scan, and one whose scans are all old starts where they are (see search.ts). Kept by
+ * triggers; a scan deleted or renamed leaves its pairs, which only makes its day read in vain.
+ * SQLite's triggers cannot loop, so they take the positions from a table of 1–512; a longer name
+ * marks its day with the pair '' (it may hold any).
+ *
+ * It replaces SQLite's FTS5 trigram table of 0009: a phrase of common trigrams cost its lookup
+ * more than the walk it spared. PostgreSQL keeps its `pg_trgm` index, which its planner weighs.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanNamePairs(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('scan_name_pair')
+    .addColumn('team_id', 'text', (c) => c.notNull().references('team.id'))
+    .addColumn('pair', 'text', (c) => c.notNull())
+    .addColumn('bucket', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('scan_name_pair_pk', ['team_id', 'pair', 'bucket'])
+    .execute();
+  const day = (row: string) => `(${row}.created_at / ${DAY_MS}) * ${DAY_MS}`;
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`insert into scan_name_pair (team_id, pair, bucket)
+      select distinct team_id, substr(name_folded, i, 2), ${sql.raw(day('scan'))}
+      from scan, generate_series(1, char_length(name_folded) - 1) i`.execute(db);
+    await sql`create function keyhole_scan_name_pairs() returns trigger language plpgsql as $$
+      begin
+        insert into scan_name_pair (team_id, pair, bucket)
+          select distinct new.team_id, substr(new.name_folded, i, 2), ${sql.raw(day('new'))}
+          from generate_series(1, char_length(new.name_folded) - 1) i
+          on conflict do nothing;
+        return null;
+      end $$`.execute(db);
+    await sql`create trigger scan_name_pairs after insert or update of name_folded on scan
+      for each row execute function keyhole_scan_name_pairs()`.execute(db);
+    return;
+  }
+  await sql`drop trigger scan_name_search_insert`.execute(db);
+  await sql`drop trigger scan_name_search_delete`.execute(db);
+  await sql`drop trigger scan_name_search_update`.execute(db);
+  await sql`drop table scan_name_search`.execute(db);
+  await db.schema
+    .createTable('scan_name_position')
+    .addColumn('i', 'integer', (c) => c.primaryKey())
+    .execute();
+  await sql`insert into scan_name_position (i) select value from json_each(${JSON.stringify(
+    Array.from({ length: NAME_POSITIONS }, (_, i) => i + 1),
+  )})`.execute(db);
+  const pairs = (row: string) =>
+    sql.raw(`insert or ignore into scan_name_pair (team_id, pair, bucket)
+      select ${row}.team_id, substr(${row}.name_folded, i, 2), ${day(row)} from scan_name_position
+      where i < length(${row}.name_folded);
+    insert or ignore into scan_name_pair (team_id, pair, bucket)
+      select ${row}.team_id, '', ${day(row)} where length(${row}.name_folded) > ${NAME_POSITIONS + 1};`);
+  await sql`insert or ignore into scan_name_pair (team_id, pair, bucket)
+    select team_id, substr(name_folded, i, 2), ${sql.raw(day('scan'))} from scan
+    join scan_name_position on i < length(name_folded)`.execute(db);
+  await sql`insert or ignore into scan_name_pair (team_id, pair, bucket)
+    select team_id, '', ${sql.raw(day('scan'))} from scan
+    where length(name_folded) > ${sql.lit(NAME_POSITIONS + 1)}`.execute(db);
+  await sql`create trigger scan_name_pairs_insert after insert on scan begin ${pairs('new')} end`.execute(db);
+  await sql`create trigger scan_name_pairs_update after update of name_folded on scan begin ${pairs('new')} end`.execute(
+    db,
+  );
+}
+
+/** A day in milliseconds, as the bucket tables count them (see buckets.ts). */
+const DAY_MS = 86_400_000;
+/** The positions SQLite's triggers take a name's pairs at. */
+const NAME_POSITIONS = 512;

@@ -173,6 +173,8 @@ describe('listing plans on PostgreSQL', () => {
     async (_, statuses, total) => {
       for (const offset of [0, 2_000, Math.floor(total / 2), total - LIMIT]) {
         const ids = await store.scans.pageIds(team, { offset, limit: LIMIT, statuses });
+        // Only a search finds its ids before the page's query.
+        if (Array.isArray(ids)) throw new Error('a listing without a search is one query');
         expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(BOUND);
       }
     },

@@ -10,7 +10,7 @@ import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, Templat
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
-import { scanNameContains } from './search.js';
+import { type Span, scanNameContains, searchSpans } from './search.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
 
@@ -301,7 +301,7 @@ export class Scans {
   /** The team's scans: newest first (created_at desc, id desc) unless `sort` says otherwise. */
   async list(teamId: string, query: ScanQuery): Promise<Scan[]> {
     const ids = await this.pageIds(teamId, query);
-    if (ids === undefined) return [];
+    if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) return [];
     // Deferred join: the window is found on the narrow index, then only its rows are read, each
     // with its lists, in the same query (on PostgreSQL a query less to send per page).
     let rows = this.withLists(this.reads).where('id', 'in', ids);
@@ -315,17 +315,27 @@ export class Scans {
   }
 
   /**
-   * The query of the ids of a listing's page (undefined when the team has fewer scans than the
-   * offset): what {@link list} runs, and whose plan tests check.
+   * The ids of a listing's page: the query that selects them (what {@link list} runs, and whose
+   * plan tests check), a search's ids found already, or undefined when the page is known to be
+   * empty (the team has fewer scans than the offset, or no day holds the search's term).
    */
   async pageIds(teamId: string, query: ScanQuery) {
-    const search =
-      query.search === undefined || query.search === ''
-        ? undefined
-        : await scanNameContains(this.reads, this.conn.engine, query.search);
-    // `+team_id` keeps SQLite off the team's indexes, so it reads the candidates by id.
-    const team = search?.fromCandidates === true ? sql<string>`+team_id` : ('team_id' as const);
-    let ids = this.reads.selectFrom('scan').select('id').where(team, '=', teamId);
+    const term = query.search ?? '';
+    if (term === '') return this.listingIds(teamId, query);
+    const spans = await searchSpans(this.reads, teamId, term);
+    if (spans?.length === 0) return undefined;
+    if (spans === undefined || (query.sort?.length ?? 0) > 0) {
+      // Sorted by another field, the search's matches are all read and sorted anyway; the
+      // spans only bound which are compared.
+      const bounded = spans === undefined ? undefined : { from: spans.at(-1)!.from, to: spans[0]!.to };
+      return this.listingIds(teamId, query, bounded);
+    }
+    return this.searchIds(teamId, query, spans);
+  }
+
+  /** The ids of a page of a listing not searched, or searched and sorted (by creation by default). */
+  private async listingIds(teamId: string, query: ScanQuery, within?: Span) {
+    let ids = this.reads.selectFrom('scan').select('id').where('team_id', '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
     let offset: number | RawBuilder<number> = query.offset;
@@ -341,12 +351,44 @@ export class Scans {
       offset = place.skip;
     }
     if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
-    if (search !== undefined) ids = ids.where(search.filter);
+    if (query.search !== undefined && query.search !== '')
+      ids = ids.where(scanNameContains(this.conn.engine, query.search));
+    if (within !== undefined)
+      ids = ids.where('created_at', '>=', within.from).where('created_at', '<', within.to);
     ids = await this.withinFirstField(ids, query);
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
     }
     return ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
+  }
+
+  /**
+   * The ids of a page of a search, newest first, reading only the spans of days that may hold
+   * its term: each span walked newest first for the matches the page still needs, until it has
+   * them (the first span usually has them all).
+   */
+  private async searchIds(teamId: string, query: ScanQuery, spans: readonly Span[]): Promise<string[]> {
+    const statuses = query.statuses ?? [];
+    const wanted = query.offset + query.limit;
+    const found: string[] = [];
+    for (const span of spans) {
+      let ids = this.reads
+        .selectFrom('scan')
+        .select('id')
+        .where('team_id', '=', teamId)
+        .where('created_at', '>=', span.from)
+        .where('created_at', '<', span.to);
+      if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
+      const rows = await ids
+        .where(scanNameContains(this.conn.engine, query.search ?? ''))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(wanted - found.length)
+        .execute();
+      for (const row of rows) found.push(row.id);
+      if (found.length >= wanted) break;
+    }
+    return found.slice(query.offset, wanted);
   }
 
   /** The scan's targets, in the order given; with `range`, those from position `first` on, `count` of them. */

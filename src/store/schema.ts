@@ -27,6 +27,17 @@ export interface Database {
   scan_status_bucket: StatusBucketTable;
   finding_bucket: FindingBucketTable;
   finding_tally: FindingTallyTable;
+  scan_name_pair: ScanNamePairTable;
+}
+
+/**
+ * A pair of consecutive characters that a folded name of a team's scans created in the day
+ * starting at `bucket` holds ('' for a day that may hold any: see migration 0019).
+ */
+export interface ScanNamePairTable {
+  team_id: string;
+  pair: string;
+  bucket: EpochMs;
 }
 
 /** How many rows of a team were created in the day (UTC) starting at `bucket` (epoch ms). */

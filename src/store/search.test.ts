@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKET_MS } from './buckets.js';
 import { newId } from './id.js';
-import { TRIGRAM_CANDIDATES } from './search.js';
+import { MAX_SPANS, pairsOf, SPAN_GAP_MS, spansOf } from './search.js';
 import { openStore, type Store } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
 import { chunks } from './tx.js';
@@ -19,6 +20,37 @@ const NAMES = [
   'Straße audit',
   'plain',
 ];
+
+describe('the days a search reads', () => {
+  const day = (n: number) => Date.UTC(2024, 0, 1) + n * BUCKET_MS;
+
+  it('are the pairs of consecutive characters of its term, counted as SQL counts characters', () => {
+    expect(pairsOf('abab')).toEqual(['ab', 'ba']);
+    expect(pairsOf('a')).toEqual([]);
+    expect(pairsOf('🙂x🙂')).toEqual(['🙂x', 'x🙂']);
+  });
+
+  it('join days closer than the gap into one span, newest first', () => {
+    expect(spansOf([day(30), day(29), day(25), day(2)])).toEqual([
+      { from: day(25), to: day(31) },
+      { from: day(2), to: day(3) },
+    ]);
+    expect(spansOf([])).toEqual([]);
+    expect(SPAN_GAP_MS).toBe(7 * BUCKET_MS);
+  });
+
+  it('split only at the widest gaps when the days lie apart in more spans than a search reads', () => {
+    // 12 days 10 apart, but the gap before day 0 is the widest: it must stay a cut.
+    const days = [...Array.from({ length: 11 }, (_, i) => day(200 - i * 10)), day(0)];
+    const spans = spansOf(days);
+    expect(spans).toHaveLength(MAX_SPANS);
+    expect(spans.at(-1)).toEqual({ from: day(0), to: day(1) });
+    expect(spans[0]!.to).toBe(day(201));
+    // Every day lies in a span, and the spans do not overlap.
+    for (const d of days) expect(spans.some((s) => s.from <= d && d < s.to)).toBe(true);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]!.to).toBeLessThanOrEqual(spans[i - 1]!.from);
+  });
+});
 
 describe.each(ENGINES)('scan search on $engine', ({ create }) => {
   let database: TestDatabase;
@@ -69,26 +101,35 @@ describe.each(ENGINES)('scan search on $engine', ({ create }) => {
     expect(await names('quarterly', other)).toEqual(['quarterly pentest']);
   });
 
-  it('pages a term more scans hold than the trigram lookup takes, newest first, as a plain comparison does', async () => {
-    const common = (await store.teams.ensure('common')).id;
+  it('pages every kind of term over days with gaps, newest first, as a plain comparison does', async () => {
+    const spread = (await store.teams.ensure('days')).id;
     const start = Date.UTC(2024, 0, 1);
-    const count = TRIGRAM_CANDIDATES + 150;
+    const hour = 3_600_000;
+    // 2,400 scans over 200 days: a common word in every day, a word of the 5 oldest days only,
+    // a word of 20 days 9 days apart (more spans than a search reads apart), and names that
+    // begin or end with the searched pairs.
+    const names = Array.from({ length: 2_400 }, (_, i) => {
+      const day = Math.floor(i / 12);
+      if (day < 5 && i % 3 === 0) return `Ancient Relic ${i}`;
+      if (day % 9 === 0 && day >= 20 && i % 12 === 5) return `scattered Comet ${i}`;
+      if (i % 50 === 7) return `qz edge ${i} zq`;
+      return `Weekly Sweep ${i}`;
+    });
     for (const part of chunks(
-      Array.from({ length: count }, (_, i) => i),
+      names.map((name, i) => ({ name, i })),
       500,
     )) {
       await store.connection.db
         .insertInto('scan')
         .values(
-          part.map((i) => {
-            const name = i % 2 === 0 ? `Weekly Sweep ${i}` : `weekly other ${i}`;
-            const at = start + Math.floor(i / 3) * 1000;
+          part.map(({ name, i }) => {
+            const at = start + Math.floor(i / 12) * 24 * hour + (i % 12) * hour;
             return {
               id: newId(),
-              team_id: common,
+              team_id: spread,
               name,
               name_folded: name.toLowerCase(),
-              status: 'finished',
+              status: i % 4 === 0 ? 'failed' : 'finished',
               created_at: at,
               updated_at: at,
             };
@@ -99,23 +140,51 @@ describe.each(ENGINES)('scan search on $engine', ({ create }) => {
     }
     const expected = await store.connection.db
       .selectFrom('scan')
-      .select('name')
-      .where('team_id', '=', common)
+      .select(['name', 'status'])
+      .where('team_id', '=', spread)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
-    for (const [term, matches] of [
-      ['WEEKLY', (n: string) => n.toLowerCase().includes('weekly')],
-      ['sweep 21', (n: string) => n.toLowerCase().includes('sweep 21')],
-    ] as const) {
-      const all = expected.map((r) => r.name).filter(matches);
-      for (const offset of [0, 900, all.length - 5]) {
-        const page = await store.scans.list(common, { offset, limit: 100, search: term });
-        expect(
-          page.map((s) => s.name),
-          `${term} at ${offset}`,
-        ).toEqual(all.slice(offset, offset + 100));
+    for (const term of ['WEEKLY', 'ancient relic', 'comet', 'qz', 'zq', 'e', 'sweep 21', 'no such', 'zz']) {
+      for (const statuses of [undefined, ['failed'] as const]) {
+        const all = expected
+          .filter((r) => r.name.toLowerCase().includes(term.toLowerCase()))
+          .filter((r) => statuses === undefined || statuses.includes(r.status as 'failed'))
+          .map((r) => r.name);
+        for (const offset of [0, 7, Math.max(0, all.length - 5), all.length + 3]) {
+          const page = await store.scans.list(spread, { offset, limit: 30, search: term, statuses });
+          expect(
+            page.map((s) => s.name),
+            `${term} ${statuses ?? ''} at ${offset}`,
+          ).toEqual(all.slice(offset, offset + 30));
+        }
       }
     }
+  });
+
+  it('finds a scan by a name given after it was created, and one longer than the pairs kept per name', async () => {
+    const renamed = (await store.teams.ensure('renamed')).id;
+    const scan = await store.scans.create({ teamId: renamed, name: 'first name' });
+    await store.connection.db
+      .updateTable('scan')
+      .set({ name: 'Zephyr Quokka', name_folded: 'zephyr quokka' })
+      .where('id', '=', scan.id)
+      .execute();
+    expect(await names('quokka', renamed)).toEqual(['Zephyr Quokka']);
+    expect(await names('yr q', renamed)).toEqual(['Zephyr Quokka']);
+    const long = `${'a'.repeat(600)} tail-ÿ`;
+    await store.scans.create({ teamId: renamed, name: long });
+    expect(await names('tail-ÿ', renamed)).toEqual([long]);
+    expect(await names('TAIL', renamed)).toEqual([long]);
+  });
+
+  it('sorts a search by another field over the same matches', async () => {
+    const sorted = await store.scans.list(team, {
+      offset: 0,
+      limit: 100,
+      search: 'scan',
+      sort: [{ field: 'created_at', direction: 'asc' }],
+    });
+    expect(sorted.map((s) => s.name)).toEqual(['ÜNÏCÖDÉ Scan', '東京タワー scan']);
   });
 });

@@ -1,4 +1,5 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { BUCKET_MS } from './buckets.js';
 import type { Engine } from './location.js';
 import type { Database } from './schema.js';
 import { fold } from './tx.js';
@@ -14,47 +15,84 @@ export function nameContains(engine: Engine, term: string): Expression<SqlBool> 
     : sql<SqlBool>`strpos(name_folded, ${folded}) > 0`;
 }
 
-/** Above this many scans whose names hold a term's trigrams, walking the listing's order is faster. */
-export const TRIGRAM_CANDIDATES = 2_000;
-
 /**
- * {@link nameContains} for scans, through the trigram index of migration 0009 where it narrows
- * the search. PostgreSQL: `LIKE` with `\`, `%` and `_` escaped (literal, as `strpos`), which the
- * `pg_trgm` index serves and the planner weighs. SQLite: terms of three characters or more whose
- * trigrams a few scans hold are looked up in the FTS5 table; the others (short or common terms,
- * whose matches the newest-first walk meets early) are compared on each name. The literal
- * comparison stays in every case, so the trigram index only decides which rows are read.
+ * {@link nameContains} for scans. PostgreSQL: `LIKE` with `\`, `%` and `_` escaped (as literal
+ * as `strpos`), which its planner may serve by the `pg_trgm` index of migration 0009 when few
+ * names hold the term's trigrams.
  */
-export async function scanNameContains(
-  db: Kysely<Database>,
-  engine: Engine,
-  term: string,
-): Promise<NameFilter> {
-  const folded = fold(term);
-  if (engine === 'postgres')
-    return {
-      filter: sql<SqlBool>`name_folded like ${`%${folded.replace(/[\\%_]/g, '\\$&')}%`}`,
-      fromCandidates: false,
-    };
-  const literal = { filter: nameContains(engine, term), fromCandidates: false };
-  if ([...folded].length < 3) return literal;
-  const phrase = `"${folded.replaceAll('"', '""')}"`;
-  const probe = await sql<{ n: number }>`select count(*) as n from (
-      select 1 from scan_name_search where scan_name_search match ${phrase} limit ${TRIGRAM_CANDIDATES}
-    ) candidates`.execute(db);
-  if (Number(probe.rows[0]?.n ?? 0) >= TRIGRAM_CANDIDATES) return literal;
-  return {
-    filter: sql<SqlBool>`id in (select scan_id from scan_name_search where scan_name_search match ${phrase}) and ${literal.filter}`,
-    fromCandidates: true,
-  };
+export function scanNameContains(engine: Engine, term: string): Expression<SqlBool> {
+  if (engine === 'sqlite') return nameContains(engine, term);
+  return sql<SqlBool>`name_folded like ${`%${fold(term).replace(/[\\%_]/g, '\\$&')}%`}`;
 }
 
-export interface NameFilter {
-  readonly filter: Expression<SqlBool>;
-  /**
-   * The filter names its few candidate scans (SQLite's trigram lookup): they should be read by
-   * id and sorted, not found by walking the team's newest-first index, which SQLite would
-   * otherwise choose to spare the sort.
-   */
-  readonly fromCandidates: boolean;
+/** A span of creation times, `from` inclusive, `to` exclusive (epoch ms). */
+export interface Span {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** Days apart by at most this are read as one span: a day between them costs less than a query. */
+export const SPAN_GAP_MS = 7 * BUCKET_MS;
+
+/** At most this many spans per search, so that its query keeps one of a few shapes. */
+export const MAX_SPANS = 8;
+
+/**
+ * The spans of days, newest first, whose scans a search of `term` must read: the days
+ * whose names hold every pair of consecutive characters of the folded term (`scan_name_pair`,
+ * migration 0019). Empty when no day holds them all (no scan can match); undefined for a
+ * one-character term, which has no pair. A day can hold every pair without a name holding the
+ * term, so the spans narrow what is read, and the literal comparison still decides.
+ */
+export async function searchSpans(
+  db: Kysely<Database>,
+  teamId: string,
+  term: string,
+): Promise<readonly Span[] | undefined> {
+  const pairs = pairsOf(fold(term));
+  if (pairs.length === 0) return undefined;
+  // A day marked '' may hold any pair: its one row counts for all of them.
+  const days = await db
+    .selectFrom('scan_name_pair')
+    .select('bucket')
+    .where('team_id', '=', teamId)
+    .where('pair', 'in', [...pairs, ''])
+    .groupBy('bucket')
+    .having(sql<number>`sum(case when pair = '' then ${pairs.length} else 1 end)`, '>=', pairs.length)
+    .orderBy('bucket', 'desc')
+    .execute();
+  return spansOf(days.map((day) => Number(day.bucket)));
+}
+
+/** The distinct pairs of consecutive characters (code points, as SQL's `substr` counts them). */
+export function pairsOf(folded: string): string[] {
+  const characters = [...folded];
+  const pairs = new Set<string>();
+  for (let i = 0; i + 1 < characters.length; i++) pairs.add(characters[i]! + characters[i + 1]!);
+  return [...pairs];
+}
+
+/**
+ * Days (bucket starts, newest first) as spans: days less than {@link SPAN_GAP_MS} apart join
+ * one span, and beyond {@link MAX_SPANS} spans only the widest gaps still split them.
+ */
+export function spansOf(days: readonly number[]): Span[] {
+  if (days.length === 0) return [];
+  const gaps = days.slice(1).map((day, i) => ({ after: i, width: days[i]! - (day + BUCKET_MS) }));
+  const cuts = new Set(
+    gaps
+      .filter((gap) => gap.width > SPAN_GAP_MS)
+      .sort((a, b) => b.width - a.width)
+      .slice(0, MAX_SPANS - 1)
+      .map((gap) => gap.after),
+  );
+  const spans: Span[] = [];
+  let to = days[0]! + BUCKET_MS;
+  for (let i = 0; i < days.length; i++) {
+    if (i === days.length - 1 || cuts.has(i)) {
+      spans.push({ from: days[i]!, to });
+      if (i + 1 < days.length) to = days[i + 1]! + BUCKET_MS;
+    }
+  }
+  return spans;
 }

@@ -72,6 +72,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0016_served_fields_ascending_sorts',
       '0017_scan_auth_rejected',
       '0018_finding_search_candidates',
+      '0019_scan_name_pairs',
     ]);
   });
   afterAll(async () => {
