@@ -38,6 +38,32 @@ describe('reads of a SQLite file store', () => {
     expect((await tables.execute(reads)).rows).toEqual([{ n: 0 }]);
   });
 
+  it('give the rows the main connection gives, with every kind of value and repeated names', async () => {
+    const values = sql`select 'plain' as text, 'quote " back\\ \u{1F600} ü' as unicode,
+      char(55357) as lone_surrogate, 9007199254740991 as big, -0.1 as fraction, 1e300 as huge,
+      null as missing, x'00ff' as blob, 1 as twice, 2 as twice, 4 as "a b", 9e999 as infinite
+      union all select '', '', '', 0, 0, 0, 'not null', null, 5, 6, 8, -9e999`;
+    const onThread = (await values.execute(store.connection.reads)).rows;
+    expect(onThread).toEqual((await values.execute(store.connection.db)).rows);
+    expect(onThread[0]).toMatchObject({ twice: 2, big: 9007199254740991, blob: Buffer.from([0, 255]) });
+    expect(Buffer.isBuffer((onThread[0] as { blob: unknown }).blob)).toBe(true);
+    // Names and values that need quoting.
+    const text = sql`select char(55357) || 'x' as s, 1.5 as n, null as z, 'a"b' as "q""uote"
+      from (select 1 union all select 2)`;
+    expect((await text.execute(store.connection.reads)).rows).toEqual(
+      (await text.execute(store.connection.db)).rows,
+    );
+  });
+
+  it('give a column named __proto__ as a field of the row, never as its prototype', async () => {
+    const [row] = (await sql`select 3 as "__proto__", 1 as one`.execute(store.connection.reads)).rows;
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.entries(row as object)).toEqual([
+      ['__proto__', 3],
+      ['one', 1],
+    ]);
+  });
+
   it('leave the main thread free while a query runs', async () => {
     const slow = sql<{
       n: number;

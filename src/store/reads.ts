@@ -125,6 +125,8 @@ interface Thread {
 export class ReadThreads {
   private readonly threads: (Thread | undefined)[];
   private nextId = 0;
+  /** Per list of result columns, the function that makes a row object of their values. */
+  private readonly rowBuilders = new Map<string, (values: unknown[]) => unknown>();
   private closed = false;
   private failed = false;
 
@@ -178,6 +180,19 @@ export class ReadThreads {
     return empty >= 0 ? this.start(empty) : best!;
   }
 
+  /** An answer's rows as the objects better-sqlite3 would give, keyed by column name. */
+  private rowsOf(answer: Exclude<ReadAnswer, { error: unknown }>): unknown[] {
+    const key = answer.columns.join('\u0000');
+    let build = this.rowBuilders.get(key);
+    if (build === undefined) {
+      build = rowBuilder(answer.columns);
+      this.rowBuilders.set(key, build);
+      if (this.rowBuilders.size > 500)
+        this.rowBuilders.delete(this.rowBuilders.keys().next().value as string);
+    }
+    return answer.rows.map((values) => build(withBuffers(values)));
+  }
+
   private start(index: number): Thread {
     const workerData: ReadWorkerData = { path: this.path, driver: DRIVER };
     const worker = new Worker(this.source, { eval: true, workerData });
@@ -189,8 +204,8 @@ export class ReadThreads {
       thread.pending.delete(answer.id);
       thread.answered = true;
       if (thread.pending.size === 0) worker.unref();
-      if ('rows' in answer) pending.resolve(answer.rows);
-      else pending.reject(Object.assign(new Error(answer.error.message), answer.error));
+      if ('error' in answer) pending.reject(Object.assign(new Error(answer.error.message), answer.error));
+      else pending.resolve(this.rowsOf(answer));
     });
     let failure: Error | undefined;
     worker.on('error', (error) => {
@@ -208,4 +223,27 @@ export class ReadThreads {
     this.threads[index] = thread;
     return thread;
   }
+}
+
+/** A row's blobs as the Buffers better-sqlite3 gives (a message brings them as Uint8Arrays). */
+function withBuffers(values: unknown[]): unknown[] {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value instanceof Uint8Array && !Buffer.isBuffer(value))
+      values[i] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  }
+  return values;
+}
+
+/**
+ * A function that makes a row object of an array of `columns`' values: an object literal with
+ * the names written out, so that every row gets its shape at once rather than a property at a
+ * time. A name repeated takes its last column's value, as better-sqlite3's objects do; the
+ * names are JSON-quoted, and `__proto__` is computed so that it is a field, not the prototype.
+ */
+export function rowBuilder(columns: readonly string[]): (values: unknown[]) => unknown {
+  const fields = columns.map((name, i) =>
+    name === '__proto__' ? `["__proto__"]: values[${i}]` : `${JSON.stringify(name)}: values[${i}]`,
+  );
+  return new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => unknown;
 }
