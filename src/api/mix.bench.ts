@@ -33,6 +33,11 @@ const SIZE: SeedSize = {
 const SECONDS = Number(process.env.KEYHOLE_BENCH_SECONDS ?? 10);
 /** Set to keep the seeded databases between runs (and use them again when they are there). */
 const KEEP = process.env.KEYHOLE_BENCH_KEEP === '1';
+/**
+ * With `KEYHOLE_BENCH_KEEP`, a name for the kept databases (`keyhole-bench-mix-NAME`,
+ * `keyhole_bench_mix_NAME`): builds whose migrations differ each keep their own copy.
+ */
+const KEPT_NAME = (process.env.KEYHOLE_BENCH_KEPT_NAME ?? '').replace(/[^a-z0-9]/g, '');
 /** Set to measure only the mix without the page cache (with `KEYHOLE_BENCH_CPU_PROF`, to profile it). */
 const MIX_ONLY = process.env.KEYHOLE_BENCH_MIX_ONLY === '1';
 const CONNECTIONS = 10;
@@ -220,7 +225,7 @@ function paths(scanIds: readonly string[], kind?: Kind): () => string {
 }
 
 async function keptSqlite(): Promise<ScratchDatabase> {
-  const dir = join(tmpdir(), 'keyhole-bench-mix');
+  const dir = join(tmpdir(), KEPT_NAME === '' ? 'keyhole-bench-mix' : `keyhole-bench-mix-${KEPT_NAME}`);
   await mkdir(dir, { recursive: true });
   return {
     location: { engine: 'sqlite', path: join(dir, 'keyhole.db'), isDefault: false },
@@ -229,7 +234,7 @@ async function keptSqlite(): Promise<ScratchDatabase> {
 }
 
 async function keptPostgres(): Promise<ScratchDatabase> {
-  const name = 'keyhole_bench_mix';
+  const name = KEPT_NAME === '' ? 'keyhole_bench_mix' : `keyhole_bench_mix_${KEPT_NAME}`;
   const client = new pg.Client({ connectionString: `${SCRATCH_PG_SERVER}/postgres` });
   await client.connect();
   try {
