@@ -734,11 +734,14 @@ async function scanNamePairs(db: Kysely<any>): Promise<void> {
     await sql`insert into scan_name_pair (team_id, pair, bucket)
       select distinct team_id, substr(name_folded, i, 2), ${sql.raw(day('scan'))}
       from scan, generate_series(1, char_length(name_folded) - 1) i`.execute(db);
+    // In the order of the key, so that two scans created at once lock their shared pairs in the
+    // same order (one waits for the other; neither waits for both).
     await sql`create function keyhole_scan_name_pairs() returns trigger language plpgsql as $$
       begin
         insert into scan_name_pair (team_id, pair, bucket)
           select distinct new.team_id, substr(new.name_folded, i, 2), ${sql.raw(day('new'))}
           from generate_series(1, char_length(new.name_folded) - 1) i
+          order by 2
           on conflict do nothing;
         return null;
       end $$`.execute(db);

@@ -178,6 +178,20 @@ describe.each(ENGINES)('scan search on $engine', ({ create }) => {
     expect(await names('TAIL', renamed)).toEqual([long]);
   });
 
+  it('creates many scans at once whose names share pairs, and finds each', async () => {
+    const busy = (await store.teams.ensure('busy')).id;
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+    const created = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.scans.create({ teamId: busy, name: `${words[i % 8]} ${words[(i * 3) % 8]} ${i}` }),
+      ),
+    );
+    expect(created).toHaveLength(40);
+    expect(await names('hotel', busy)).toHaveLength(
+      created.filter((scan) => scan.name.includes('hotel')).length,
+    );
+  });
+
   it('sorts a search by another field over the same matches', async () => {
     const sorted = await store.scans.list(team, {
       offset: 0,
