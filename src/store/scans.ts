@@ -324,9 +324,10 @@ export class Scans {
     if (term === '') return this.listingIds(teamId, query);
     const spans = await searchSpans(this.reads, teamId, term);
     if (spans?.length === 0) return undefined;
-    if (spans === undefined || (query.sort?.length ?? 0) > 0) {
-      // Sorted by another field, the search's matches are all read and sorted anyway; the
-      // spans only bound which are compared.
+    // Sorted by another field, a search's matches are all read and sorted anyway. On
+    // PostgreSQL a query costs a round trip and a plan, and its planner reads a rare term's
+    // few matches by the trigram index: one query, within the newest and oldest spans.
+    if (spans === undefined || (query.sort?.length ?? 0) > 0 || this.conn.engine === 'postgres') {
       const bounded = spans === undefined ? undefined : { from: spans.at(-1)!.from, to: spans[0]!.to };
       return this.listingIds(teamId, query, bounded);
     }
