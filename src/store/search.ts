@@ -34,7 +34,7 @@ export interface Span {
 /** Days apart by at most this are read as one span: a day between them costs less than a query. */
 export const SPAN_GAP_MS = 7 * BUCKET_MS;
 
-/** At most this many spans per search, so that its query keeps one of a few shapes. */
+/** At most this many spans per search: on SQLite each is a query of its own. */
 export const MAX_SPANS = 8;
 
 /**
@@ -73,8 +73,8 @@ export function pairsOf(folded: string): string[] {
 }
 
 /**
- * Days (bucket starts, newest first) as spans: days less than {@link SPAN_GAP_MS} apart join
- * one span, and beyond {@link MAX_SPANS} spans only the widest gaps still split them.
+ * Days (bucket starts, newest first) as spans: days at most {@link SPAN_GAP_MS} apart join one
+ * span, and beyond {@link MAX_SPANS} spans only the widest gaps still split them.
  */
 export function spansOf(days: readonly number[]): Span[] {
   if (days.length === 0) return [];
