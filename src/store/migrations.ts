@@ -747,6 +747,9 @@ async function scanNamePairs(db: Kysely<any>): Promise<void> {
       end $$`.execute(db);
     await sql`create trigger scan_name_pairs after insert or update of name_folded on scan
       for each row execute function keyhole_scan_name_pairs()`.execute(db);
+    // Until autovacuum gets to it, the planner would estimate a search's lookup of the filled
+    // table at a few rows, where it reads thousands.
+    await sql`analyze scan_name_pair`.execute(db);
     return;
   }
   await sql`drop trigger scan_name_search_insert`.execute(db);
