@@ -108,7 +108,7 @@ describe.each(ENGINES)('scan search on $engine', ({ create }) => {
     // 2,400 scans over 200 days: a common word in every day, a word of the 5 oldest days only,
     // a word of 20 days 9 days apart (more spans than a search reads apart), and names that
     // begin or end with the searched pairs.
-    const names = Array.from({ length: 2_400 }, (_, i) => {
+    const scanNames = Array.from({ length: 2_400 }, (_, i) => {
       const day = Math.floor(i / 12);
       if (day < 5 && i % 3 === 0) return `Ancient Relic ${i}`;
       if (day % 9 === 0 && day >= 20 && i % 12 === 5) return `scattered Comet ${i}`;
@@ -116,7 +116,7 @@ describe.each(ENGINES)('scan search on $engine', ({ create }) => {
       return `Weekly Sweep ${i}`;
     });
     for (const part of chunks(
-      names.map((name, i) => ({ name, i })),
+      scanNames.map((name, i) => ({ name, i })),
       500,
     )) {
       await store.connection.db
