@@ -343,6 +343,14 @@ export async function seed(
   await sql`insert into scan_status_bucket (team_id, status, bucket, n)
     select team_id, status, (created_at / 86400000) * 86400000, count(*) from scan where team_id = ${teamId}
     group by team_id, status, (created_at / 86400000) * 86400000`.execute(store.connection.db);
+  if (store.engine === 'postgres') {
+    // The scans' name pairs (migration 0019), which a search reads first: without them every
+    // search would answer an empty page without reading a scan.
+    await sql`insert into scan_name_pair (team_id, pair, bucket)
+      select distinct team_id, substr(name_folded, i, 2), (created_at / 86400000) * 86400000
+      from scan, generate_series(1, char_length(name_folded) - 1) i where team_id = ${teamId}
+      on conflict do nothing`.execute(store.connection.db);
+  }
   await sql`delete from finding_bucket where team_id = ${teamId}`.execute(store.connection.db);
   await sql`insert into finding_bucket (team_id, bucket, severity, vuln_status, n)
     select team_id, substr(id, 1, 3), severity, vuln_status, count(*) from finding where team_id = ${teamId}
