@@ -27,7 +27,10 @@ describe.each(ENGINES)("the benchmark's seed on $engine", ({ create }) => {
     for (const term of ['billing', 'CAFÉ', 'scan 29', 'scan 299', 'no such scan']) {
       const found = await store.scans.list(team, { offset: 0, limit: 1000, search: term });
       const expected = all.filter((scan) => scan.name.toLowerCase().includes(term.toLowerCase()));
-      expect(found.map((scan) => scan.id), term).toEqual(expected.map((scan) => scan.id));
+      expect(
+        found.map((scan) => scan.id),
+        term,
+      ).toEqual(expected.map((scan) => scan.id));
     }
   });
 
