@@ -36,7 +36,7 @@ import {
   ScansQuery,
   ScansResponse,
 } from './schemas.js';
-import { assetItem, retestPage, scanItem } from './serialize.js';
+import { assetItem, retestPage } from './serialize.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -241,16 +241,20 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       const query = request.query as ScansQuery;
       const sort = sortOf(query);
       return page(request, reply, async () => {
-        const scans = await store.scans.list(teamOf(request), {
-          offset: query.offset ?? 0,
-          limit: query.limit ?? DEFAULT_LIMIT,
-          ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
-          search: query.search,
-          sort,
-        });
+        const scans = await store.scans.servedPage(
+          teamOf(request),
+          {
+            offset: query.offset ?? 0,
+            limit: query.limit ?? DEFAULT_LIMIT,
+            ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
+            search: query.search,
+            sort,
+          },
+          Date.now(),
+        );
         return {
-          payload: { message: 'Successfully retrieved scans', data: scans.map(scanItem) },
-          live: scans.some((scan) => scan.status === 'running'),
+          payload: new JsonText(`{"message":"Successfully retrieved scans","data":[${scans.json}]}`),
+          live: scans.live,
         };
       });
     },
@@ -298,14 +302,15 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
     async (request, reply) => {
       const query = request.query as RetestQuery;
       return page(request, reply, async () => {
-        const results = await store.retests.served(teamOf(request), {
-          offset: query.offset,
-          limit: query.limit,
-        });
-        return {
-          payload: new JsonText(retestPage('Successfully retrieved retest results', results)),
-          live: false,
-        };
+        const team = teamOf(request);
+        const window = { offset: query.offset, limit: query.limit };
+        const message = 'Successfully retrieved retest results';
+        const json = await store.retests.servedPage(team, window);
+        const text =
+          json === undefined
+            ? retestPage(message, await store.retests.served(team, window))
+            : `{"message":${JSON.stringify(message)},"results":[${json}]}`;
+        return { payload: new JsonText(text), live: false };
       });
     },
   );

@@ -1,12 +1,14 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ResultEvent } from '../event/index.js';
 import { countRow, DEEP_OFFSET, locate } from './buckets.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
+import type { Engine } from './location.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import type { Database, RetestTable } from './schema.js';
 import { servedEventsJson } from './served-event.js';
+import { compiledOnce, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { writeTransaction } from './tx.js';
 
@@ -153,6 +155,28 @@ export class Retests {
   }
 
   /**
+   * The same page as {@link served}, as the API lists it: the results' JSON texts joined by
+   * commas, newest first, built by the database in the query that reads the page (the fields of
+   * the API's retest record, in its order, each result's served events spliced in as stored and
+   * its template's text from `template_source`). Undefined when a result on the page was recorded
+   * before migration 0006 and has no served events: {@link served} makes them.
+   */
+  async servedPage(teamId: string, query: PageQuery): Promise<string | undefined> {
+    const { engine } = this.conn;
+    const item = compiledOnce(this.reads, engine, 'retest', servedRetestJson);
+    const joined =
+      engine === 'postgres'
+        ? sql`string_agg(${item}, ',' order by r.created_at desc, r.id desc)`
+        : sql`group_concat(${item}, ',' order by r.created_at desc, r.id desc)`;
+    const page = await sql<{ json: string | null; unserved: number | string }>`select ${joined} as json,
+        count(*) - count(r.served_events) as unserved
+      from retest r where r.id in (${await this.pageIds(teamId, query)})`.execute(this.reads);
+    const row = page.rows[0];
+    if (row !== undefined && Number(row.unserved) > 0) return undefined;
+    return row?.json ?? '';
+  }
+
+  /**
    * The query of the ids of a page, found on the (team, created_at, id) index alone: what
    * {@link list} runs, and whose plan tests check.
    */
@@ -216,4 +240,27 @@ function resultOf(row: ResultColumns, sources: ReadonlyMap<string, string>): Omi
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/**
+ * A retest result as the API lists it, as JSON text written by the database (see
+ * `Retests.servedPage`), reading the result as `r`.
+ */
+function servedRetestJson(engine: Engine): RawBuilder<string> {
+  const text = (column: keyof RetestTable) => jsonString(engine, sql.ref(`r.${column}`));
+  const encoded = sql`coalesce((select t.encoded from template_source t where t.hash = r.template_hash), '')`;
+  return sql<string>`'{"matcher_status":' || ${jsonFlag(sql.ref('r.matcher_status'))}
+    || ',"vuln_id":' || ${text('finding_id')}
+    || ',"target":' || ${text('target')}
+    || ',"template_url":' || ${text('template_url')}
+    || ',"created_at":' || ${jsonTimestamp(engine, sql.ref('r.created_at'))}
+    || ',"updated_at":' || ${jsonTimestamp(engine, sql.ref('r.updated_at'))}
+    || ',"scan_id":' || ${text('scan_id')}
+    || ',"event":' || r.served_events
+    || ',"template_id":' || ${text('template_id')}
+    || ',"template_path":' || ${text('template_path')}
+    || ',"template_encoded":' || ${jsonString(engine, encoded)}
+    || ',"result_type":' || ${text('result_type')}
+    || ',"vuln_status":' || ${text('vuln_status')}
+    || '}'`;
 }

@@ -11,6 +11,8 @@ import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
 import { type Span, scanNameContains, searchSpans } from './search.js';
+import { servedScanJson } from './served-scans.js';
+import { compiledOnce } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
 
@@ -312,6 +314,43 @@ export class Scans {
     return (await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map((row) =>
       scanOf(row, now),
     );
+  }
+
+  /**
+   * A page of the team's scans as the API lists them: the JSON texts of its scans joined by
+   * commas, in the listing's order (see {@link servedScanJson}), built by the database in the same
+   * query that reads the page (on SQLite's read threads one text crosses to the main thread, not
+   * the rows), and whether any of them is running. `now` gives running scans their elapsed time.
+   */
+  async servedPage(teamId: string, query: ScanQuery, now: number): Promise<{ json: string; live: boolean }> {
+    const ids = await this.pageIds(teamId, query);
+    if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) return { json: '', live: false };
+    const { engine } = this.conn;
+    const order: RawBuilder<unknown>[] = [];
+    for (const { field, direction } of query.sort ?? []) {
+      for (const column of SCAN_SORT_FIELDS[field])
+        order.push(sql`${sql.ref(`s.${column}`)} ${sql.raw(direction)}`);
+    }
+    order.push(sql`s.created_at desc`, sql`s.id desc`);
+    const by = sql.join(order);
+    const item = compiledOnce(this.reads, engine, 'scan', servedScanJson);
+    const within = Array.isArray(ids) ? sql.join(ids) : ids;
+    const page =
+      engine === 'postgres'
+        ? sql<{
+            json: string | null;
+            live: boolean | null;
+          }>`select string_agg(${item}, ',' order by ${by}) as json,
+            bool_or(s.status = 'running') as live
+            from scan s cross join (select ${now}::bigint as now) clock where s.id in (${within})`
+        : sql<{
+            json: string | null;
+            live: number | null;
+          }>`select group_concat(${item}, ',' order by ${by}) as json,
+            max(s.status = 'running') as live
+            from scan s, (select cast(${now} as integer) as now) clock where s.id in (${within})`;
+    const row = (await page.execute(this.reads)).rows[0];
+    return { json: row?.json ?? '', live: Boolean(row?.live) };
   }
 
   /**
