@@ -65,9 +65,9 @@ export interface Place {
  *
  * Each engine the cheaper way. PostgreSQL: expressions of the page's own query (a deep page is
  * one round trip; a query costs the server more to send than the sum over a year of days costs
- * PostgreSQL), with NULL for `before`, which no row passes, past the last row. SQLite, which has
- * no round trips: the day counts are read, newest first, and summed here, which costs less than
- * the window function the page's query would evaluate once per bound.
+ * PostgreSQL), with NULL for `before`, which no row passes, past the last row. SQLite: a query of
+ * its own giving the day and the rows newer than it, so the page's query, which the window would
+ * be evaluated in once per bound, stays simple.
  */
 export async function locate(
   conn: { readonly engine: Engine; readonly db: Kysely<Database> },
@@ -90,16 +90,15 @@ export async function locate(
       skip: sql<number>`coalesce((select ${offset} - newer from (${day}) place), 0)`,
     };
   }
-  const counted = await sql<DayCount>`select bucket, n from (${days}) days order by bucket desc`.execute(
-    conn.db,
-  );
-  let newer = 0;
-  for (const day of counted.rows) {
-    const n = Number(day.n);
-    if (newer + n > offset) return { before: Number(day.bucket) + BUCKET_MS, skip: offset - newer };
-    newer += n;
-  }
-  return undefined;
+  // The running sum in the query: on a read thread, a year of day counts would cross to the main
+  // thread as 365 rows to clone and sum there, which cost more than SQLite's window.
+  const place = await sql<{ bucket: number | string; newer: number | string }>`select bucket, newer from (
+      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) - n as newer
+      from (${days}) days
+    ) counted where newer + n > ${offset} order by bucket desc limit 1`.execute(conn.db);
+  const day = place.rows[0];
+  if (day === undefined) return undefined;
+  return { before: Number(day.bucket) + BUCKET_MS, skip: offset - Number(day.newer) };
 }
 
 interface DayCount {
