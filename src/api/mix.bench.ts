@@ -40,6 +40,11 @@ const KEEP = process.env.KEYHOLE_BENCH_KEEP === '1';
 const KEPT_NAME = (process.env.KEYHOLE_BENCH_KEPT_NAME ?? '').replace(/[^a-z0-9]/g, '');
 /** Set to measure only the mix without the page cache (with `KEYHOLE_BENCH_CPU_PROF`, to profile it). */
 const MIX_ONLY = process.env.KEYHOLE_BENCH_MIX_ONLY === '1';
+/** With `KEYHOLE_BENCH_MIX_ONLY`, kinds to measure alone after the mix (`scan pages,retest pages`). */
+const ALSO_KINDS = (process.env.KEYHOLE_BENCH_KINDS ?? '')
+  .split(',')
+  .map((kind) => kind.trim())
+  .filter((kind) => kind !== '');
 const CONNECTIONS = 10;
 const LIMITS = [10, 20, 50, 100];
 
@@ -361,8 +366,11 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
     for (const cache of MIX_ONLY ? [false] : [true, false]) {
       const server = await startServer({ kind: 'api', location: database.location, cache });
       try {
-        const kinds: (Kind | undefined)[] =
-          cache || MIX_ONLY ? [undefined] : [undefined, ...KINDS_OF_REQUEST.map(([k]) => k)];
+        const kinds: (Kind | undefined)[] = cache
+          ? [undefined]
+          : MIX_ONLY
+            ? [undefined, ...KINDS_OF_REQUEST.map(([k]) => k).filter((k) => ALSO_KINDS.includes(k))]
+            : [undefined, ...KINDS_OF_REQUEST.map(([k]) => k)];
         for (const kind of kinds) {
           const postgresBefore = postgres === undefined ? undefined : await postgresCpu(postgres);
           const result = await load(server.url, {
