@@ -36,7 +36,7 @@ import {
   ScansQuery,
   ScansResponse,
 } from './schemas.js';
-import { assetItem, retestPage } from './serialize.js';
+import { assetItem, retestPage, scanItem } from './serialize.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -241,20 +241,26 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       const query = request.query as ScansQuery;
       const sort = sortOf(query);
       return page(request, reply, async () => {
-        const scans = await store.scans.servedPage(
-          teamOf(request),
-          {
-            offset: query.offset ?? 0,
-            limit: query.limit ?? DEFAULT_LIMIT,
-            ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
-            search: query.search,
-            sort,
-          },
-          Date.now(),
-        );
+        const team = teamOf(request);
+        const window = {
+          offset: query.offset ?? 0,
+          limit: query.limit ?? DEFAULT_LIMIT,
+          ...(query.status === undefined ? {} : { statuses: query.status.split(',') as ScanStatus[] }),
+          search: query.search,
+          sort,
+        };
+        const message = 'Successfully retrieved scans';
+        const served = await store.scans.servedPage(team, window, Date.now());
+        if (served !== undefined) {
+          return {
+            payload: new JsonText(`{"message":"${message}","data":[${served.json}]}`),
+            live: served.live,
+          };
+        }
+        const scans = await store.scans.list(team, window);
         return {
-          payload: new JsonText(`{"message":"Successfully retrieved scans","data":[${scans.json}]}`),
-          live: scans.live,
+          payload: { message, data: scans.map(scanItem) },
+          live: scans.some((scan) => scan.status === 'running'),
         };
       });
     },

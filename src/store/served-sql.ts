@@ -4,7 +4,7 @@ import type { Database } from './schema.js';
 
 /**
  * Pieces of JSON text written by the database: the API's pages that it builds in the query that
- * reads them (see served-scans.ts and `Retests.servedPage`), so that a page leaves the database
+ * reads them (`Retests.servedPage` on both engines, `Scans.servedPage` on SQLite), so that a page leaves the database
  * as one text rather than rows to decode, make into objects and serialise again.
  */
 
