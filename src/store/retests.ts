@@ -4,7 +4,6 @@ import { countRow, DEEP_OFFSET, locate } from './buckets.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
-import type { Engine } from './location.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import type { Database, RetestTable } from './schema.js';
 import { servedEventsJson } from './served-event.js';
@@ -156,23 +155,22 @@ export class Retests {
 
   /**
    * The same page as {@link served}, as the API lists it: the results' JSON texts joined by
-   * commas, newest first, built by the database in the query that reads the page (the fields of
-   * the API's retest record, in its order, each result's served events spliced in as stored and
-   * its template's text from `template_source`). Undefined when a result on the page was recorded
-   * before migration 0006 and has no served events: {@link served} makes them.
+   * commas, newest first, built by SQLite in the query that reads the page (the fields of the
+   * API's retest record, in its order, each result's served events spliced in as stored and its
+   * template's text from `template_source`). Undefined on PostgreSQL (see served-sql.ts), and
+   * when a result on the page was recorded before migration 0006 and has no served events:
+   * {@link served} makes them.
    */
   async servedPage(teamId: string, query: PageQuery): Promise<string | undefined> {
-    const { engine } = this.conn;
-    const item = compiledOnce(this.reads, engine, 'retest', servedRetestJson);
-    const joined =
-      engine === 'postgres'
-        ? sql`string_agg(${item}, ',' order by r.created_at desc, r.id desc)`
-        : sql`group_concat(${item}, ',' order by r.created_at desc, r.id desc)`;
-    const page = await sql<{ json: string | null; unserved: number | string }>`select ${joined} as json,
+    // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
+    if (this.conn.engine === 'postgres') return undefined;
+    const item = compiledOnce(this.reads, 'retest', servedRetestJson);
+    const page = await sql<{ json: string | null; unserved: number }>`select
+        group_concat(${item}, ',' order by r.created_at desc, r.id desc) as json,
         count(*) - count(r.served_events) as unserved
       from retest r where r.id in (${await this.pageIds(teamId, query)})`.execute(this.reads);
     const row = page.rows[0];
-    if (row !== undefined && Number(row.unserved) > 0) return undefined;
+    if (row !== undefined && row.unserved > 0) return undefined;
     return row?.json ?? '';
   }
 
@@ -243,23 +241,23 @@ function resultOf(row: ResultColumns, sources: ReadonlyMap<string, string>): Omi
 }
 
 /**
- * A retest result as the API lists it, as JSON text written by the database (see
+ * A retest result as the API lists it, as JSON text written by SQLite (see
  * `Retests.servedPage`), reading the result as `r`.
  */
-function servedRetestJson(engine: Engine): RawBuilder<string> {
-  const text = (column: keyof RetestTable) => jsonString(engine, sql.ref(`r.${column}`));
+function servedRetestJson(): RawBuilder<string> {
+  const text = (column: keyof RetestTable) => jsonString(sql.ref(`r.${column}`));
   const encoded = sql`coalesce((select t.encoded from template_source t where t.hash = r.template_hash), '')`;
   return sql<string>`'{"matcher_status":' || ${jsonFlag(sql.ref('r.matcher_status'))}
     || ',"vuln_id":' || ${text('finding_id')}
     || ',"target":' || ${text('target')}
     || ',"template_url":' || ${text('template_url')}
-    || ',"created_at":' || ${jsonTimestamp(engine, sql.ref('r.created_at'))}
-    || ',"updated_at":' || ${jsonTimestamp(engine, sql.ref('r.updated_at'))}
+    || ',"created_at":' || ${jsonTimestamp(sql.ref('r.created_at'))}
+    || ',"updated_at":' || ${jsonTimestamp(sql.ref('r.updated_at'))}
     || ',"scan_id":' || ${text('scan_id')}
     || ',"event":' || r.served_events
     || ',"template_id":' || ${text('template_id')}
     || ',"template_path":' || ${text('template_path')}
-    || ',"template_encoded":' || ${jsonString(engine, encoded)}
+    || ',"template_encoded":' || ${jsonString(encoded)}
     || ',"result_type":' || ${text('result_type')}
     || ',"vuln_status":' || ${text('vuln_status')}
     || '}'`;

@@ -327,7 +327,7 @@ export class Scans {
     query: ScanQuery,
     now: number,
   ): Promise<{ json: string; live: boolean } | undefined> {
-    // PostgreSQL parses and plans every query anew: there the rows cost less (see served-scans.ts).
+    // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
     const ids = await this.pageIds(teamId, query);
     if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) return { json: '', live: false };
@@ -337,7 +337,7 @@ export class Scans {
         order.push(sql`${sql.ref(`s.${column}`)} ${sql.raw(direction)}`);
     }
     order.push(sql`s.created_at desc`, sql`s.id desc`);
-    const item = compiledOnce(this.reads, 'sqlite', 'scan', servedScanJson);
+    const item = compiledOnce(this.reads, 'scan', servedScanJson);
     const within = Array.isArray(ids) ? sql.join(ids) : ids;
     const page = await sql<{ json: string | null; live: number | null }>`select
         group_concat(${item}, ',' order by ${sql.join(order)}) as json, max(s.status = 'running') as live
