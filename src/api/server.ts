@@ -253,7 +253,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
         const served = await store.scans.servedPage(team, window, Date.now());
         if (served !== undefined) {
           return {
-            payload: new JsonText(`{"message":"${message}","data":[${served.json}]}`),
+            payload: new JsonText(`{"message":${JSON.stringify(message)},"data":[${served.json}]}`),
             live: served.live,
           };
         }

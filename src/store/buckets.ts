@@ -80,25 +80,27 @@ export async function locate(
       ? sql<DayCount>`select bucket, n from ${sql.table(from.table)} where team_id = ${teamId}`
       : sql<DayCount>`select bucket, sum(n) as n from scan_status_bucket
           where team_id = ${teamId} and status in (${sql.join(from.statuses)}) group by bucket`;
+  // The day holding the row, and how many rows are newer than that day.
+  const day = sql<Located>`select bucket, total - n as newer from (
+      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
+      from (${days}) days
+    ) counted where total > ${offset} order by bucket desc limit 1`;
   if (conn.engine === 'postgres') {
-    const day = sql`select bucket, total - n as newer from (
-        select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
-        from (${days}) days
-      ) counted where total > ${offset} order by bucket desc limit 1`;
     return {
       before: sql<number>`(select bucket + ${BUCKET_MS} from (${day}) place)`,
       skip: sql<number>`coalesce((select ${offset} - newer from (${day}) place), 0)`,
     };
   }
-  // The running sum in the query: on a read thread, a year of day counts would cross to the main
-  // thread as 365 rows to clone and sum there, which cost more than SQLite's window.
-  const place = await sql<{ bucket: number | string; newer: number | string }>`select bucket, newer from (
-      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) - n as newer
-      from (${days}) days
-    ) counted where newer + n > ${offset} order by bucket desc limit 1`.execute(conn.db);
-  const day = place.rows[0];
-  if (day === undefined) return undefined;
-  return { before: Number(day.bucket) + BUCKET_MS, skip: offset - Number(day.newer) };
+  // A query of its own: on a read thread, a year of day counts would cross to the main thread as
+  // 365 rows to clone and sum there, which cost more than SQLite's window.
+  const place = (await day.execute(conn.db)).rows[0];
+  if (place === undefined) return undefined;
+  return { before: Number(place.bucket) + BUCKET_MS, skip: offset - Number(place.newer) };
+}
+
+interface Located {
+  readonly bucket: number | string;
+  readonly newer: number | string;
 }
 
 interface DayCount {

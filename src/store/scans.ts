@@ -318,9 +318,10 @@ export class Scans {
 
   /**
    * A page of the team's scans as the API lists them: the JSON texts of its scans joined by
-   * commas, in the listing's order (see {@link servedScanJson}), built by the database in the same
-   * query that reads the page (on SQLite's read threads one text crosses to the main thread, not
-   * the rows), and whether any of them is running. `now` gives running scans their elapsed time.
+   * commas, in the listing's order (see {@link servedScanJson}), built by SQLite in the query
+   * that reads the page (one text crosses from the read thread, not the rows), and whether any of
+   * them is running. `now` gives running scans their elapsed time. Undefined on PostgreSQL (see
+   * served-sql.ts), where the API renders {@link list}'s scans.
    */
   async servedPage(
     teamId: string,
