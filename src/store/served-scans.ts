@@ -11,9 +11,9 @@ import { jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
  *
  * A page of scans is then one text SQLite builds in C, instead of a row of 25 columns per scan
  * that the read thread clones to the main thread, made into objects and serialised again (see
- * served-sql.ts, and why not on PostgreSQL). The expression
- * reads the scan as `s`, and the request's time (which gives a running scan its elapsed time) as
- * `clock.now`; it has no parameters, so it is compiled once (see {@link compiledOnce}).
+ * served-sql.ts, and why not on PostgreSQL). The expression reads the scan as `s`, and the
+ * request's time (which gives a running scan its elapsed time) as `clock.now`; it has no
+ * parameters, so it is compiled once (see `compiledOnce`).
  */
 export function servedScanJson(): RawBuilder<string> {
   const q = (column: string) => jsonString(sql.ref(`s.${column}`));
