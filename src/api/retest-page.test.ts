@@ -61,7 +61,9 @@ describe('the retest page SQLite writes', () => {
     ]) {
       const json = await store.retests.servedPage(team, window);
       expect(json).toBeDefined();
-      const served = JSON.parse(`{"message":${JSON.stringify(MESSAGE)},"results":[${json}]}`);
+      const served = JSON.parse(
+        `{"message":${JSON.stringify(MESSAGE)},"results":[${json?.toString('utf8')}]}`,
+      );
       const rendered = JSON.parse(retestPage(MESSAGE, await store.retests.served(team, window)));
       expect(served).toEqual(rendered);
       for (const [i, result] of served.results.entries())

@@ -119,7 +119,7 @@ describe('the scans page SQLite writes', () => {
 
   async function servedItems(query: Parameters<Store['scans']['list']>[1], at = Date.now()) {
     const { json } = (await store.scans.servedPage(team, query, at))!;
-    return JSON.parse(`[${json}]`) as Record<string, unknown>[];
+    return JSON.parse(`[${json.toString('utf8')}]`) as Record<string, unknown>[];
   }
 
   it('serves every scan as the API renders the scan it reads, field for field and in the same order', async () => {
@@ -189,9 +189,28 @@ describe('the scans page SQLite writes', () => {
       false,
     );
     expect(await store.scans.servedPage(team, { offset: 5000, limit: 5 }, now)).toEqual({
-      json: '',
+      json: Buffer.alloc(0),
       live: false,
     });
+  });
+
+  it('writes the same bytes from a read thread as from the main connection', async () => {
+    const direct = await openStore(database.location, { readThreads: 0 });
+    try {
+      const at = Date.now();
+      for (const query of [
+        { offset: 0, limit: 1000 },
+        { offset: 0, limit: 3, search: 'ÜNÏCÖDÉ' },
+      ]) {
+        const threaded = (await store.scans.servedPage(team, query, at))!.json;
+        const main = (await direct.scans.servedPage(team, query, at))!.json;
+        expect(Buffer.isBuffer(threaded) && Buffer.isBuffer(main)).toBe(true);
+        expect(threaded.equals(main)).toBe(true);
+        expect(threaded.toString('utf8')).toContain('東京タワー 🙂');
+      }
+    } finally {
+      await direct.close();
+    }
   });
 
   it('serves any name as the store reads it back', async () => {

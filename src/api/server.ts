@@ -252,10 +252,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
         const message = 'Successfully retrieved scans';
         const served = await store.scans.servedPage(team, window, Date.now());
         if (served !== undefined) {
-          return {
-            payload: new JsonText(`{"message":${JSON.stringify(message)},"data":[${served.json}]}`),
-            live: served.live,
-          };
+          return { payload: listOf(message, 'data', served.json), live: served.live };
         }
         const scans = await store.scans.list(team, window);
         return {
@@ -311,12 +308,12 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
         const team = teamOf(request);
         const window = { offset: query.offset, limit: query.limit };
         const message = 'Successfully retrieved retest results';
-        const json = await store.retests.servedPage(team, window);
-        const text =
-          json === undefined
-            ? retestPage(message, await store.retests.served(team, window))
-            : `{"message":${JSON.stringify(message)},"results":[${json}]}`;
-        return { payload: new JsonText(text), live: false };
+        const items = await store.retests.servedPage(team, window);
+        const payload =
+          items === undefined
+            ? new JsonText(retestPage(message, await store.retests.served(team, window)))
+            : listOf(message, 'results', items);
+        return { payload, live: false };
       });
     },
   );
@@ -376,6 +373,14 @@ async function authenticate(
   if (principal === null) throw new ApiError(401, 'unauthorized', 'invalid or revoked API key');
   return principal;
 }
+
+/** `{"message":…,"<field>":[…]}` around a list's items written by SQLite, sent as the bytes they are. */
+function listOf(message: string, field: string, items: Buffer): JsonText {
+  const head = Buffer.from(`{"message":${JSON.stringify(message)},${JSON.stringify(field)}:[`);
+  return new JsonText(Buffer.concat([head, items, LIST_END]));
+}
+
+const LIST_END = Buffer.from(']}');
 
 function bytesOf(serialized: string | ArrayBuffer | Buffer): Buffer {
   if (typeof serialized === 'string') return Buffer.from(serialized, 'utf8');

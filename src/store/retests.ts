@@ -7,7 +7,7 @@ import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import type { Database, RetestTable } from './schema.js';
 import { servedEventsJson } from './served-event.js';
-import { compiledOnce, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
+import { bytesOf, compiledOnce, jsonFlag, jsonString, jsonTimestamp, pageOf, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { writeTransaction } from './tx.js';
 
@@ -155,23 +155,25 @@ export class Retests {
 
   /**
    * The same page as {@link served}, as the API lists it: the results' JSON texts joined by
-   * commas, newest first, built by SQLite in the query that reads the page (the fields of the
+   * commas, as UTF-8 bytes, newest first, built by SQLite in the query that reads the page (the fields of the
    * API's retest record, in its order, each result's served events spliced in as stored and its
    * template's text from `template_source`). Undefined on PostgreSQL (see served-sql.ts), and
    * when a result on the page was recorded before migration 0006 and has no served events:
    * {@link served} makes them.
    */
-  async servedPage(teamId: string, query: PageQuery): Promise<string | undefined> {
+  async servedPage(teamId: string, query: PageQuery): Promise<Buffer | undefined> {
     // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
+    const ids = (await (await this.pageIds(teamId, query)).execute()).map((row) => row.id);
+    if (ids.length === 0) return bytesOf(null);
     const item = compiledOnce(this.reads, 'retest', servedRetestJson);
-    const page = await sql<{ json: string | null; unserved: number }>`select
-        group_concat(${item}, ',' order by r.created_at desc, r.id desc) as json,
+    const page = await sql<{ json: Uint8Array | null; unserved: number }>`select
+        ${utf8(sql`group_concat(${item}, ',' order by page.key)`)} as json,
         count(*) - count(r.served_events) as unserved
-      from retest r where r.id in (${await this.pageIds(teamId, query)})`.execute(this.reads);
+      from ${pageOf(ids)} page join retest r on r.id = page.value`.execute(this.reads);
     const row = page.rows[0];
     if (row !== undefined && row.unserved > 0) return undefined;
-    return row?.json ?? '';
+    return bytesOf(row?.json);
   }
 
   /**

@@ -12,7 +12,7 @@ import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
 import { type Span, scanNameContains, searchSpans } from './search.js';
 import { servedScanJson } from './served-scans.js';
-import { compiledOnce } from './served-sql.js';
+import { bytesOf, compiledOnce, pageOf, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
 
@@ -318,8 +318,8 @@ export class Scans {
 
   /**
    * A page of the team's scans as the API lists them: the JSON texts of its scans joined by
-   * commas, in the listing's order (see {@link servedScanJson}), built by SQLite in the query
-   * that reads the page (one text crosses from the read thread, not the rows), and whether any of
+   * commas, as UTF-8 bytes, in the listing's order (see {@link servedScanJson}), built by SQLite
+   * in the query that reads the page (the bytes cross from the read thread, not the rows), and whether any of
    * them is running. `now` gives running scans their elapsed time. Undefined on PostgreSQL (see
    * served-sql.ts), where the API renders {@link list}'s scans.
    */
@@ -327,26 +327,23 @@ export class Scans {
     teamId: string,
     query: ScanQuery,
     now: number,
-  ): Promise<{ json: string; live: boolean } | undefined> {
+  ): Promise<{ json: Buffer; live: boolean } | undefined> {
     // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
-    const ids = await this.pageIds(teamId, query);
-    if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) return { json: '', live: false };
-    const order: RawBuilder<unknown>[] = [];
-    for (const { field, direction } of query.sort ?? []) {
-      for (const column of SCAN_SORT_FIELDS[field])
-        order.push(sql`${sql.ref(`s.${column}`)} ${sql.raw(direction)}`);
-    }
-    order.push(sql`s.created_at desc`, sql`s.id desc`);
+    const selected = await this.pageIds(teamId, query);
+    const ids =
+      selected === undefined || Array.isArray(selected)
+        ? (selected ?? [])
+        : (await selected.execute()).map((row) => row.id);
+    if (ids.length === 0) return { json: bytesOf(null), live: false };
     const item = compiledOnce(this.reads, 'scan', servedScanJson);
-    const within = Array.isArray(ids) ? sql.join(ids) : ids;
-    const page = await sql<{ json: string | null; live: number | null }>`select
-        group_concat(${item}, ',' order by ${sql.join(order)}) as json, max(s.status = 'running') as live
-      from scan s, (select cast(${now} as integer) as now) clock where s.id in (${within})`.execute(
-      this.reads,
-    );
+    const page = await sql<{ json: Uint8Array | null; live: number | null }>`select
+        ${utf8(sql`group_concat(${item}, ',' order by page.key)`)} as json,
+        max(s.status = 'running') as live
+      from ${pageOf(ids)} page join scan s on s.id = page.value,
+        (select cast(${now} as integer) as now) clock`.execute(this.reads);
     const row = page.rows[0];
-    return { json: row?.json ?? '', live: Boolean(row?.live) };
+    return { json: bytesOf(row?.json), live: Boolean(row?.live) };
   }
 
   /**

@@ -11,7 +11,10 @@ export type PageRenderer = <T>(
   read: () => Promise<{ payload: T | JsonText; live: boolean }>,
 ) => Promise<T | string | Buffer>;
 
-/** A body already serialised (its schema's serialiser is skipped): what a page built from stored JSON returns. */
+/**
+ * A body already serialised, as text or UTF-8 bytes (its schema's serialiser is skipped): what a
+ * page built from stored JSON, or written by SQLite, returns.
+ */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string | Buffer) {}
 }
