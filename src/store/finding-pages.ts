@@ -1,12 +1,13 @@
-import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { ResultEvent, Severity } from '../event/index.js';
 import type { Connection } from './connect.js';
 import { findingColumnsOf, findingsOf } from './findings.js';
 import { leastIdAt } from './id.js';
 import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
-import type { Database } from './schema.js';
+import type { Database, FindingTable } from './schema.js';
 import { servedFindingFields } from './served-event.js';
+import { bytesOf, compiledOnce, jsonString, jsonTimestamp, pageOf, utf8 } from './served-sql.js';
 import { loadSources } from './templates.js';
 import type { EpochMs } from './time.js';
 
@@ -36,6 +37,16 @@ export interface ServedFinding extends Omit<Finding, 'event'> {
 
 export interface ServedFindingPage {
   readonly findings: ServedFinding[];
+  readonly total: number;
+}
+
+/** A page of findings as the API lists it, written by SQLite (see `FindingPages.servedPage`). */
+export interface WrittenFindingPage {
+  /** The findings' JSON texts joined by commas, as UTF-8 bytes, newest first. */
+  readonly items: Buffer;
+  /** How many findings the page holds. */
+  readonly count: number;
+  /** How many findings the filter matches in all. */
   readonly total: number;
 }
 
@@ -148,6 +159,35 @@ export class FindingPages {
       servedFields: row.served_fields ?? servedFindingFields(JSON.parse(row.event ?? '{}') as ResultEvent),
     }));
     return { findings, total: counted?.total ?? (await this.count(teamId, filter)) };
+  }
+
+  /**
+   * {@link served}'s page as the API lists it, written by SQLite in the query that reads the page
+   * (see served-sql.ts): each finding's fields in the order of `resultsPageText`, its stored event
+   * fields spliced in, its template's text from `template_source`. Undefined on PostgreSQL, and
+   * when a finding on the page was recorded before migration 0016 (no served fields): {@link
+   * served} makes them.
+   */
+  async servedPage(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+  ): Promise<WrittenFindingPage | undefined> {
+    // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
+    if (this.conn.engine === 'postgres') return undefined;
+    const counted = await this.counts(teamId, filter, window);
+    const selected = await this.pageIds(teamId, filter, window, counted);
+    const ids = (await selected.execute()).map((row) => row.id);
+    const total = counted?.total ?? (await this.count(teamId, filter));
+    if (ids.length === 0) return { items: bytesOf(null), count: 0, total };
+    const item = compiledOnce(this.db, 'finding', servedFindingJson);
+    const page = await sql<{ json: Uint8Array | null; unserved: number }>`select
+        ${utf8(sql`group_concat(${item}, ',' order by page.key)`)} as json,
+        count(*) - count(f.served_fields) as unserved
+      from ${pageOf(ids)} page join finding f on f.id = page.value`.execute(this.db);
+    const row = page.rows[0];
+    if (row !== undefined && row.unserved > 0) return undefined;
+    return { items: bytesOf(row?.json), count: ids.length, total };
   }
 
   /**
@@ -338,6 +378,30 @@ export class FindingPages {
 }
 
 /** A filter the team's counts per id bucket answer: by severity and status at most. */
+/**
+ * A finding as `/v1/scans/results` lists it, as JSON text written by SQLite (see
+ * `FindingPages.servedPage`), reading the finding as `f`: the members and order of
+ * `resultsPageText`.
+ */
+function servedFindingJson(): RawBuilder<string> {
+  const text = (column: keyof FindingTable) => jsonString(sql.ref(`f.${column}`));
+  const encoded = sql`coalesce((select t.encoded from template_source t where t.hash = f.template_hash), '')`;
+  return sql<string>`'{"matcher_status":true,"vuln_id":' || ${text('id')}
+    || ',"target":' || ${text('target')}
+    || ',"template_url":' || ${text('template_url')}
+    || ',"created_at":' || ${jsonTimestamp(sql.ref('f.created_at'))}
+    || ',"updated_at":' || ${jsonTimestamp(sql.ref('f.updated_at'))}
+    || ',"scan_id":' || ${text('scan_id')}
+    || ',"template_id":' || ${text('template_id')}
+    || ',"template_path":' || ${text('template_path')}
+    || ',"template_encoded":' || ${jsonString(encoded)}
+    || ',"vuln_status":' || ${text('vuln_status')}
+    || ',"vuln_hash":' || ${text('vuln_hash')}
+    || ',"severity":' || ${text('severity')}
+    || ',' || f.served_fields
+    || ',"result_type":"matched"}'`;
+}
+
 function countedByBucket(filter: TeamFindingFilter): boolean {
   return filter.scanId === undefined && (filter.search ?? '') === '' && filter.since === undefined;
 }

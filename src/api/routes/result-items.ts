@@ -1,6 +1,7 @@
 import type { Finding, ServedFinding } from '../../store/index.js';
 import { formatTimestamp } from '../../store/index.js';
 import { eventRecord } from '../serialize.js';
+import { JsonText } from './page.js';
 import type { ResultItem, ResultsResponse, VulnResponse } from './results-schemas.js';
 
 /** The fields a finding shows in a listing and on its own, from the finding and its event's info. */
@@ -79,5 +80,24 @@ export function resultsPageText(
     (f) =>
       `{"matcher_status":true,"vuln_id":${JSON.stringify(f.id)},"target":${JSON.stringify(f.target)},"template_url":${JSON.stringify(f.templateUrl)},"created_at":"${formatTimestamp(f.createdAt)}","updated_at":"${formatTimestamp(f.updatedAt)}","scan_id":${JSON.stringify(f.scanId)},"template_id":${JSON.stringify(f.templateId)},"template_path":${JSON.stringify(f.templatePath)},"template_encoded":${encoded(f.templateEncoded)},"vuln_status":${JSON.stringify(f.vulnStatus)},"vuln_hash":${JSON.stringify(f.vulnHash)},"severity":${JSON.stringify(f.severity)},${f.servedFields},"result_type":"matched"}`,
   );
-  return `{"current_page":${Math.floor(window.offset / window.limit) + 1},"result_count":${findings.length},"total_results":${total},"total_pages":${Math.ceil(total / window.limit)},"message":"Successfully retrieved results","data":[${items.join(',')}]}`;
+  return `${resultsHead(findings.length, total, window)}${items.join(',')}]}`;
 }
+
+/** A results page's members before its items, up to the list's opening bracket. */
+function resultsHead(count: number, total: number, window: { offset: number; limit: number }): string {
+  return `{"current_page":${Math.floor(window.offset / window.limit) + 1},"result_count":${count},"total_results":${total},"total_pages":${Math.ceil(total / window.limit)},"message":"Successfully retrieved results","data":[`;
+}
+
+/**
+ * {@link resultsPageText}'s page around findings written by SQLite (`FindingPages.servedPage`),
+ * as bytes: the items are sent as SQLite wrote them.
+ */
+export function writtenResultsPage(
+  page: { readonly items: Buffer; readonly count: number; readonly total: number },
+  window: { offset: number; limit: number },
+): JsonText {
+  const { items, count, total } = page;
+  return new JsonText(Buffer.concat([Buffer.from(resultsHead(count, total, window)), items, LIST_END]));
+}
+
+const LIST_END = Buffer.from(']}');

@@ -11,7 +11,7 @@ import { ApiError } from '../errors.js';
 import { DEFAULT_LIMIT, ERROR_RESPONSES, ErrorBody, ScanItem } from '../schemas.js';
 import { scanItem } from '../serialize.js';
 import { JsonText, type PageRenderer } from './page.js';
-import { resultsPageText, vulnResponse } from './result-items.js';
+import { resultsPageText, vulnResponse, writtenResultsPage } from './result-items.js';
 import {
   ExportQuery,
   ResultsQuery,
@@ -175,6 +175,8 @@ async function resultsOf(store: Store, teamId: string, query: ResultsQuery, scan
     search: query.search,
     since: query.time === undefined ? undefined : Date.now() - TIME_SPANS[query.time],
   };
+  const written = await store.findingPages.servedPage(teamId, filter, window);
+  if (written !== undefined) return writtenResultsPage(written, window);
   const { findings, total } = await store.findingPages.served(teamId, filter, window);
   return new JsonText(resultsPageText(findings, total, window));
 }

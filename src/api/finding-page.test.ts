@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultEvent, Severity } from '../event/index.js';
+import { openStore, type Store, type TeamFindingFilter } from '../store/index.js';
+import { postgresTestDatabase, sqliteTestDatabase, type TestDatabase } from '../store/testing/databases.js';
+import { resultsPageText, writtenResultsPage } from './routes/result-items.js';
+
+const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+
+function event(n: number): ResultEvent {
+  const host = `https://host-${n % 4}.test`;
+  return {
+    'template-id': n % 3 === 0 ? 'git-config' : `t-${n % 5}`,
+    info: {
+      name: `Finding "${n}" \\ </script>`,
+      author: ['a'],
+      tags: ['x'],
+      severity: SEVERITIES[n % SEVERITIES.length]!,
+      description: `line\nbreak \u2028 ünïcödé 🙂 ${n}`,
+      reference: [`https://ref.test/${n}`],
+    },
+    'template-path': `/templates/t-${n % 5}.yaml`,
+    'template-url': n % 2 === 0 ? `https://templates.test/t-${n % 5}` : '',
+    type: 'http',
+    host,
+    'matched-at': `${host}/${n}?q=\u2028<script>`,
+    request: `GET /${n} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    response: `HTTP/1.1 200 OK\r\n\r\nbody \\ "quoted" \u0001 東京 ${n}`,
+    timestamp: '2024-03-14T10:21:36.884120935-04:00',
+    'matcher-status': true,
+  };
+}
+
+function parsed(text: string | Buffer) {
+  return JSON.parse(Buffer.isBuffer(text) ? text.toString('utf8') : text);
+}
+
+describe('the findings page SQLite writes', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let team = '';
+  let scans: string[] = [];
+
+  beforeAll(async () => {
+    database = await sqliteTestDatabase();
+    store = await openStore(database.location);
+    team = (await store.teams.ensure('findings')).id;
+    scans = [];
+    for (const name of ['first', 'second']) {
+      const scan = await store.scans.create({ teamId: team, name });
+      scans.push(scan.id);
+      for (let n = 0; n < 14; n++) {
+        await store.findings.add(
+          scan.id,
+          event(n + (name === 'second' ? 100 : 0)),
+          n % 2 === 0
+            ? { template: { id: `t-${n}`, path: `/t/${n}.yaml`, url: '', content: `id: t-${n}\n# "é"\n` } }
+            : {},
+        );
+      }
+    }
+    const [some] = await store.findingPages.served(team, {}, { offset: 3, limit: 1 }).then((p) => p.findings);
+    await store.findings.setStatus(some!.id, 'fixed');
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  const filters: TeamFindingFilter[] = [
+    {},
+    { severities: ['high', 'critical'] },
+    { statuses: ['fixed'] },
+    { severities: ['medium'], statuses: ['open'] },
+    { search: 'HOST-2' },
+    { search: 'git-config' },
+    { search: 'no such finding' },
+    { since: 0 },
+  ];
+  const windows = [
+    { offset: 0, limit: 100 },
+    { offset: 1, limit: 3 },
+    { offset: 5, limit: 10 },
+    { offset: 27, limit: 10 },
+    { offset: 90, limit: 10 },
+  ];
+
+  it('is the page the findings render, field for field and in the same order', async () => {
+    const scoped = [...filters, { scanId: scans[1] }, { scanId: scans[0], severities: ['low' as const] }];
+    for (const filter of scoped) {
+      for (const window of windows) {
+        const written = await store.findingPages.servedPage(team, filter, window);
+        expect(written, JSON.stringify({ filter, window })).toBeDefined();
+        const served = await store.findingPages.served(team, filter, window);
+        const expected = parsed(resultsPageText(served.findings, served.total, window));
+        const actual = parsed(writtenResultsPage(written!, window).text);
+        expect(actual, JSON.stringify({ filter, window })).toEqual(expected);
+        expect(Object.keys(actual)).toEqual(Object.keys(expected));
+        for (const [i, item] of actual.data.entries())
+          expect(Object.keys(item)).toEqual(Object.keys(expected.data[i]));
+      }
+    }
+  });
+
+  it('leaves a page with a finding recorded before served fields to the findings to render', async () => {
+    const [newest] = (await store.findingPages.served(team, {}, { offset: 0, limit: 1 })).findings;
+    await store.connection.db
+      .updateTable('finding')
+      .set({ served_fields: null })
+      .where('id', '=', newest!.id)
+      .execute();
+    expect(await store.findingPages.servedPage(team, {}, { offset: 0, limit: 2 })).toBeUndefined();
+    expect(await store.findingPages.servedPage(team, {}, { offset: 1, limit: 2 })).toBeDefined();
+  });
+});
+
+describe('the findings page on PostgreSQL', () => {
+  it('is left to the API to render from the findings read, as PostgreSQL parses and plans each query anew', async () => {
+    const database = await postgresTestDatabase();
+    const store = await openStore(database.location);
+    try {
+      const team = (await store.teams.ensure('findings')).id;
+      const scan = await store.scans.create({ teamId: team, name: 'one' });
+      await store.findings.add(scan.id, event(1));
+      expect(await store.findingPages.servedPage(team, {}, { offset: 0, limit: 10 })).toBeUndefined();
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+});
