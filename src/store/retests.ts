@@ -155,11 +155,11 @@ export class Retests {
 
   /**
    * The same page as {@link served}, as the API lists it: the results' JSON texts joined by
-   * commas, as UTF-8 bytes, newest first, built by SQLite in the query that reads the page (the fields of the
-   * API's retest record, in its order, each result's served events spliced in as stored and its
-   * template's text from `template_source`). Undefined on PostgreSQL (see served-sql.ts), and
-   * when a result on the page was recorded before migration 0006 and has no served events:
-   * {@link served} makes them.
+   * commas, as UTF-8 bytes, newest first, built by SQLite in the query that reads the page (the
+   * fields of the API's retest record, in its order, each result's served events spliced in as
+   * stored and its template's text from `template_source`). Undefined on PostgreSQL (see
+   * served-sql.ts), and when a result on the page was recorded before migration 0006 and has no
+   * served events: {@link served} makes them.
    */
   async servedPage(teamId: string, query: PageQuery): Promise<Buffer | undefined> {
     // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).

@@ -319,9 +319,9 @@ export class Scans {
   /**
    * A page of the team's scans as the API lists them: the JSON texts of its scans joined by
    * commas, as UTF-8 bytes, in the listing's order (see {@link servedScanJson}), built by SQLite
-   * in the query that reads the page (the bytes cross from the read thread, not the rows), and whether any of
-   * them is running. `now` gives running scans their elapsed time. Undefined on PostgreSQL (see
-   * served-sql.ts), where the API renders {@link list}'s scans.
+   * in the query that reads the page (the bytes cross from the read thread, not the rows), and
+   * whether any of them is running. `now` gives running scans their elapsed time. Undefined on
+   * PostgreSQL (see served-sql.ts), where the API renders {@link list}'s scans.
    */
   async servedPage(
     teamId: string,
