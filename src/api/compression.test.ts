@@ -129,4 +129,34 @@ describe.each(ENGINES)('pages without the cache on $engine', ({ create }) => {
     expect(response.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(response.body.toString('utf8')).data).toHaveLength(5);
   });
+
+  it('are sent as JSON, whole, with the length of their bytes', async () => {
+    const teamId = (await store.teams.ensure('bytes')).id;
+    const key = (await store.keys.create({ teamId, name: 'bytes' })).secret;
+    const scan = await store.scans.create({ teamId, name: 'Zahlungsdienst-Über 東京 🙂' });
+    await store.findings.add(scan.id, {
+      'template-id': 'käse',
+      info: { name: 'Käse "x"', author: ['a'], tags: [], severity: 'high', description: 'ünïcödé 🙂' },
+      type: 'http',
+      host: 'https://über.test',
+      'matched-at': 'https://über.test/',
+      timestamp: '2024-03-14T10:21:36Z',
+      'matcher-status': true,
+    });
+    for (const [path, names] of [
+      ['/v1/scans', (body: { data: { name: string }[] }) => body.data.map((s) => s.name)],
+      [
+        '/v1/scans/results',
+        (body: { data: { description: string }[] }) => body.data.map((f) => f.description),
+      ],
+    ] as const) {
+      const response = await api.raw(path, { 'x-api-key': key });
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers['content-length'])).toBe(response.body.length);
+      expect(names(JSON.parse(response.body.toString('utf8')))).toEqual(
+        path === '/v1/scans' ? ['Zahlungsdienst-Über 東京 🙂'] : ['ünïcödé 🙂'],
+      );
+    }
+  });
 });
