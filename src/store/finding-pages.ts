@@ -377,7 +377,6 @@ export class FindingPages {
   }
 }
 
-/** A filter the team's counts per id bucket answer: by severity and status at most. */
 /**
  * A finding as `/v1/scans/results` lists it, as JSON text written by SQLite (see
  * `FindingPages.servedPage`), reading the finding as `f`: the members and order of
@@ -402,6 +401,7 @@ function servedFindingJson(): RawBuilder<string> {
     || ',"result_type":"matched"}'`;
 }
 
+/** A filter the team's counts per id bucket answer: by severity and status at most. */
 function countedByBucket(filter: TeamFindingFilter): boolean {
   return filter.scanId === undefined && (filter.search ?? '') === '' && filter.since === undefined;
 }
