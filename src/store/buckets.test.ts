@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BUCKET_MS, bucketOf } from './buckets.js';
+import { BUCKET_MS, bucketOf, locate, SPAN_MS } from './buckets.js';
 import { newId } from './id.js';
 import { openStore, type Store } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
@@ -205,6 +205,137 @@ describe.each(ENGINES)('deep pages on $engine', ({ create }) => {
           `${filter.join(',')} offset ${offset}`,
         ).toEqual(expected.map((r) => r.id));
       }
+    }
+  });
+
+  it('finds deep pages across a year of spans, with the span sums kept as days change', async () => {
+    const team = (await store.teams.ensure('spans')).id;
+    const start = Date.UTC(2023, 0, 1);
+    const statuses = ['finished', 'failed', 'running'] as const;
+    // 4,000 scans over about a year, sparse at first and dense at the end.
+    const scans = Array.from({ length: 4000 }, (_, i) => ({
+      id: newId(),
+      at: start + Math.floor((i * i) / 30) * 60_000 + (i % 2),
+      status: statuses[(i * 5) % 3]!,
+    }));
+    for (const part of chunks(scans, 500)) {
+      await store.connection.db
+        .insertInto('scan')
+        .values(
+          part.map(({ id, at, status }) => ({
+            id,
+            team_id: team,
+            name: id,
+            name_folded: id,
+            status,
+            created_at: at,
+            updated_at: at,
+          })) as never,
+        )
+        .execute();
+    }
+    await sql`insert into scan_bucket (team_id, bucket, n)
+      select team_id, (created_at / 86400000) * 86400000, count(*) from scan where team_id = ${team}
+      group by team_id, (created_at / 86400000) * 86400000`.execute(store.connection.db);
+    // Counts change after: statuses (0008's triggers), scans deleted (the code's counts).
+    await store.connection.db
+      .updateTable('scan')
+      .set({ status: 'finished' })
+      .where(
+        'id',
+        'in',
+        scans.filter((_, i) => i % 7 === 0).map((s) => s.id),
+      )
+      .execute();
+    // Running scans cannot be deleted.
+    const deleted = (i: number) => i % 97 === 0 && (i % 7 === 0 || scans[i]!.status !== 'running');
+    for (const { id } of scans.filter((_, i) => deleted(i))) await store.scans.delete(id, team);
+
+    if (store.connection.engine === 'sqlite') {
+      const recount = (table: string, keys: string) =>
+        sql<{ key: string; span: number; n: number }>`select ${sql.raw(keys)} as key,
+          bucket - ((bucket % ${SPAN_MS}) + ${SPAN_MS}) % ${SPAN_MS} as span, sum(n) as n
+          from ${sql.table(table)} where team_id = ${team} group by 1, 2 having sum(n) > 0 order by 1, 2`.execute(
+          store.connection.db,
+        );
+      const kept = (table: string, keys: string) =>
+        sql<{ key: string; span: number; n: number }>`select ${sql.raw(keys)} as key, span, n
+          from ${sql.table(table)} where team_id = ${team} and n > 0 order by 1, 2`.execute(
+          store.connection.db,
+        );
+      for (const [days, spans, keys] of [
+        ['scan_bucket', 'scan_bucket_span', 'team_id'],
+        ['scan_status_bucket', 'scan_status_bucket_span', 'status'],
+      ]) {
+        const expected = (await recount(days!, keys!)).rows.map((r) => [r.key, Number(r.span), Number(r.n)]);
+        expect((await kept(spans!, keys!)).rows.map((r) => [r.key, Number(r.span), Number(r.n)])).toEqual(
+          expected,
+        );
+        expect(expected.length).toBeGreaterThan(10);
+      }
+    }
+
+    const remaining = scans
+      .filter((_, i) => !deleted(i))
+      .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1));
+    // Offsets on each side of every span's first row, newest first, and of the last row.
+    const offsets = new Set([2000, 2001, remaining.length - 1, remaining.length, remaining.length + 5]);
+    remaining.forEach((scan, i) => {
+      const next = remaining[i + 1];
+      if (i >= 2001 && next !== undefined && Math.floor(scan.at / SPAN_MS) !== Math.floor(next.at / SPAN_MS))
+        for (const offset of [i - 1, i, i + 1]) offsets.add(offset);
+    });
+    for (const filter of [undefined, ['finished'], ['failed', 'running']] as const) {
+      for (const offset of offsets) {
+        let expected = store.connection.db
+          .selectFrom('scan')
+          .select('id')
+          .where('team_id', '=', team)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(50)
+          .offset(offset);
+        if (filter !== undefined) expected = expected.where('status', 'in', filter);
+        const page = await store.scans.list(team, {
+          offset,
+          limit: 50,
+          ...(filter === undefined ? {} : { statuses: filter }),
+        });
+        expect(
+          page.map((r) => r.id),
+          `${filter?.join(',') ?? 'all'} offset ${offset}`,
+        ).toEqual((await expected.execute()).map((r) => r.id));
+      }
+    }
+  });
+
+  it('finds the day through every day when a span sum is ahead of its days (rows deleted between the reads)', async () => {
+    if (store.connection.engine !== 'sqlite') return;
+    const team = (await store.teams.ensure('race')).id;
+    const start = Date.UTC(2024, 5, 1);
+    await store.connection.db
+      .insertInto('retest_bucket')
+      .values(
+        Array.from({ length: 70 }, (_, day) => ({ team_id: team, bucket: start + day * BUCKET_MS, n: 10 })),
+      )
+      .execute();
+    const conn = { engine: store.connection.engine, db: store.connection.db };
+    /** The day of the row at `offset`, newest first, ten rows a day. */
+    const dayOf = (offset: number) => {
+      const day = 69 - Math.floor(offset / 10);
+      return { before: start + (day + 1) * BUCKET_MS, skip: offset % 10 };
+    };
+    // The newest span claims 100 more rows than its days hold, as if they were deleted meanwhile.
+    const newest = Math.floor((start + 69 * BUCKET_MS) / SPAN_MS) * SPAN_MS;
+    await sql`update retest_bucket_span set n = n + 100 where team_id = ${team} and span = ${newest}`.execute(
+      store.connection.db,
+    );
+    const held = ((start + 69 * BUCKET_MS - newest) / BUCKET_MS + 1) * 10;
+    // Past its days and within its claim: the span's days cannot hold it, every day does.
+    for (const offset of [0, 25, held - 1, held, held + 55, held + 99]) {
+      expect(await locate(conn, team, offset, { table: 'retest_bucket' }), `offset ${offset}`).toEqual(
+        dayOf(offset),
+      );
     }
   });
 });

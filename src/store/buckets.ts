@@ -5,6 +5,12 @@ import type { Database } from './schema.js';
 /** A day: a year of activity is 365 rows per team to sum, and a deep page skips within one day. */
 export const BUCKET_MS = 86_400_000;
 
+/**
+ * 32 days: on SQLite the day counts are also kept summed over spans of this length (migration
+ * 0020), so a deep page finds its span first, then its day within it.
+ */
+export const SPAN_MS = 32 * BUCKET_MS;
+
 /** Offsets below this are found by the index alone; deeper ones through the daily counts. */
 export const DEEP_OFFSET = 2_000;
 
@@ -65,9 +71,10 @@ export interface Place {
  *
  * Each engine the cheaper way. PostgreSQL: expressions of the page's own query (a deep page is
  * one round trip; a query costs the server more to send than the sum over a year of days costs
- * PostgreSQL), with NULL for `before`, which no row passes, past the last row. SQLite: a query of
- * its own giving the day and the rows newer than it, so the page's query, which the window would
- * be evaluated in once per bound, stays simple.
+ * PostgreSQL), with NULL for `before`, which no row passes, past the last row. SQLite: queries
+ * of their own giving the day and the rows newer than it, so the page's query, which the window
+ * would be evaluated in once per bound, stays simple; the span of 32 days first, from the sums
+ * migration 0020 keeps, then the day within it.
  */
 export async function locate(
   conn: { readonly engine: Engine; readonly db: Kysely<Database> },
@@ -75,27 +82,60 @@ export async function locate(
   offset: number,
   from: { table: BucketTableName } | { statuses: readonly string[] },
 ): Promise<Place | undefined> {
-  const days =
-    'table' in from
-      ? sql<DayCount>`select bucket, n from ${sql.table(from.table)} where team_id = ${teamId}`
-      : sql<DayCount>`select bucket, sum(n) as n from scan_status_bucket
-          where team_id = ${teamId} and status in (${sql.join(from.statuses)}) group by bucket`;
-  // The day holding the row, and how many rows are newer than that day.
-  const day = sql<Located>`select bucket, total - n as newer from (
-      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
-      from (${days}) days
-    ) counted where total > ${offset} order by bucket desc limit 1`;
   if (conn.engine === 'postgres') {
+    const day = runningSum(dayCounts(teamId, from), offset);
     return {
       before: sql<number>`(select bucket + ${BUCKET_MS} from (${day}) place)`,
       skip: sql<number>`coalesce((select ${offset} - newer from (${day}) place), 0)`,
     };
   }
-  // A query of its own: on a read thread, a year of day counts would cross to the main thread as
-  // 365 rows to clone and sum there, which cost more than SQLite's window.
-  const place = (await day.execute(conn.db)).rows[0];
-  if (place === undefined) return undefined;
-  return { before: Number(place.bucket) + BUCKET_MS, skip: offset - Number(place.newer) };
+  // Queries of their own: on a read thread, a year of day counts would cross to the main thread
+  // as 365 rows to clone and sum there, which cost more than SQLite's window. The span first (a
+  // dozen rows a year), then the day within it (at most 32).
+  const span = (await runningSum(spanCounts(teamId, from), offset).execute(conn.db)).rows[0];
+  if (span === undefined) return undefined;
+  const start = Number(span.bucket);
+  const newer = Number(span.newer);
+  const within = { from: start, to: start + SPAN_MS };
+  const day = (await runningSum(dayCounts(teamId, from, within), offset - newer).execute(conn.db)).rows[0];
+  if (day !== undefined)
+    return { before: Number(day.bucket) + BUCKET_MS, skip: offset - newer - Number(day.newer) };
+  // Rows of the span were deleted between the two reads: every day, as one read.
+  const anyDay = (await runningSum(dayCounts(teamId, from), offset).execute(conn.db)).rows[0];
+  if (anyDay === undefined) return undefined;
+  return { before: Number(anyDay.bucket) + BUCKET_MS, skip: offset - Number(anyDay.newer) };
+}
+
+/** The day counts of a bucket table, or summed over `statuses`; with `within`, of those days only. */
+function dayCounts(
+  teamId: string,
+  from: { table: BucketTableName } | { statuses: readonly string[] },
+  within?: { from: number; to: number },
+): RawBuilder<DayCount> {
+  const days = within === undefined ? sql`` : sql` and bucket >= ${within.from} and bucket < ${within.to}`;
+  return 'table' in from
+    ? sql<DayCount>`select bucket, n from ${sql.table(from.table)} where team_id = ${teamId}${days}`
+    : sql<DayCount>`select bucket, sum(n) as n from scan_status_bucket
+        where team_id = ${teamId} and status in (${sql.join(from.statuses)})${days} group by bucket`;
+}
+
+/** The span counts (SQLite, migration 0020) of a bucket table, or summed over `statuses`, as buckets. */
+function spanCounts(
+  teamId: string,
+  from: { table: BucketTableName } | { statuses: readonly string[] },
+): RawBuilder<DayCount> {
+  return 'table' in from
+    ? sql<DayCount>`select span as bucket, n from ${sql.table(`${from.table}_span`)} where team_id = ${teamId}`
+    : sql<DayCount>`select span as bucket, sum(n) as n from scan_status_bucket_span
+        where team_id = ${teamId} and status in (${sql.join(from.statuses)}) group by span`;
+}
+
+/** The newest bucket whose running count (newest first) passes `offset`, and how many rows are newer than it. */
+function runningSum(counts: RawBuilder<DayCount>, offset: number): RawBuilder<Located> {
+  return sql<Located>`select bucket, total - n as newer from (
+      select bucket, n, sum(n) over (order by bucket desc rows unbounded preceding) as total
+      from (${counts}) days
+    ) counted where total > ${offset} order by bucket desc limit 1`;
 }
 
 interface Located {

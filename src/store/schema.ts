@@ -25,6 +25,12 @@ export interface Database {
   scan_bucket: BucketTable;
   retest_bucket: BucketTable;
   scan_status_bucket: StatusBucketTable;
+  /** SQLite only (migration 0020). */
+  scan_bucket_span: SpanTable;
+  /** SQLite only (migration 0020). */
+  retest_bucket_span: SpanTable;
+  /** SQLite only (migration 0020). */
+  scan_status_bucket_span: StatusSpanTable;
   finding_bucket: FindingBucketTable;
   finding_tally: FindingTallyTable;
   scan_name_pair: ScanNamePairTable;
@@ -49,6 +55,17 @@ export interface BucketTable {
 
 /** How many scans of a team created in the day starting at `bucket` have `status` now. */
 export interface StatusBucketTable extends BucketTable {
+  status: string;
+}
+
+/** The sum of a day table's counts over the 32 days starting at `span` (epoch ms; see buckets.ts). */
+export interface SpanTable {
+  team_id: string;
+  span: EpochMs;
+  n: number;
+}
+
+export interface StatusSpanTable extends SpanTable {
   status: string;
 }
 

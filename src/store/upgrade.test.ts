@@ -73,6 +73,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0017_scan_auth_rejected',
       '0018_finding_search_candidates',
       '0019_scan_name_pairs',
+      '0020_bucket_spans',
     ]);
   });
   afterAll(async () => {
@@ -95,6 +96,22 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
     expect(counted.map((r) => [r.status, Number(r.n)])).toEqual([
       ['failed', 20],
       ['finished', 20],
+    ]);
+  });
+
+  it('sums the day counts it already held over spans, on SQLite', async () => {
+    if (store.connection.engine !== 'sqlite') return;
+    const spans = await store.connection.db
+      .selectFrom('scan_status_bucket_span')
+      .select(['status', 'span', 'n'])
+      .where('team_id', '=', team)
+      .orderBy('status')
+      .execute();
+    // 40 scans 6 hours apart from 2024-01-01: ten days, all in the span from 2023-12-21.
+    const span = Date.UTC(2023, 11, 21);
+    expect(spans.map((r) => [r.status, Number(r.span), Number(r.n)])).toEqual([
+      ['failed', span, 20],
+      ['finished', span, 20],
     ]);
   });
 
