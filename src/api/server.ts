@@ -20,7 +20,7 @@ import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { KeyChecks } from './key-checks.js';
 import { apiLogger } from './log.js';
-import { JsonText } from './routes/page.js';
+import { JsonText, jsonList } from './routes/page.js';
 import { readRoutes } from './routes/reads.js';
 import type { ScanStarter } from './routes/scan-requests.js';
 import { writeRoutes } from './routes/writes.js';
@@ -376,11 +376,8 @@ async function authenticate(
 
 /** `{"message":…,"<field>":[…]}` around a list's items written by SQLite, sent as the bytes they are. */
 function listOf(message: string, field: string, items: Buffer): JsonText {
-  const head = Buffer.from(`{"message":${JSON.stringify(message)},${JSON.stringify(field)}:[`);
-  return new JsonText(Buffer.concat([head, items, LIST_END]));
+  return jsonList(`{"message":${JSON.stringify(message)},${JSON.stringify(field)}:[`, items);
 }
-
-const LIST_END = Buffer.from(']}');
 
 function bytesOf(serialized: string | ArrayBuffer | Buffer): Buffer {
   if (typeof serialized === 'string') return Buffer.from(serialized, 'utf8');

@@ -7,7 +7,7 @@ import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import type { Database, FindingTable } from './schema.js';
 import { servedFindingFields } from './served-event.js';
-import { bytesOf, compiledOnce, jsonString, jsonTimestamp, pageOf, utf8 } from './served-sql.js';
+import { compiledOnce, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
 import { loadSources } from './templates.js';
 import type { EpochMs } from './time.js';
 
@@ -179,15 +179,14 @@ export class FindingPages {
     const selected = await this.pageIds(teamId, filter, window, counted);
     const ids = (await selected.execute()).map((row) => row.id);
     const total = counted?.total ?? (await this.count(teamId, filter));
-    if (ids.length === 0) return { items: bytesOf(null), count: 0, total };
     const item = compiledOnce(this.db, 'finding', servedFindingJson);
-    const page = await sql<{ json: Uint8Array | null; unserved: number }>`select
-        ${utf8(sql`group_concat(${item}, ',' order by page.key)`)} as json,
-        count(*) - count(f.served_fields) as unserved
-      from ${pageOf(ids)} page join finding f on f.id = page.value`.execute(this.db);
-    const row = page.rows[0];
-    if (row !== undefined && row.unserved > 0) return undefined;
-    return { items: bytesOf(row?.json), count: ids.length, total };
+    const items = await writtenItems(this.db, ids, {
+      table: 'finding',
+      alias: 'f',
+      served: 'served_fields',
+      item,
+    });
+    return items === undefined ? undefined : { items, count: ids.length, total };
   }
 
   /**

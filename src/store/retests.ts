@@ -7,7 +7,7 @@ import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import type { Database, RetestTable } from './schema.js';
 import { servedEventsJson } from './served-event.js';
-import { bytesOf, compiledOnce, jsonFlag, jsonString, jsonTimestamp, pageOf, utf8 } from './served-sql.js';
+import { compiledOnce, jsonFlag, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { writeTransaction } from './tx.js';
 
@@ -165,15 +165,8 @@ export class Retests {
     // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
     const ids = (await (await this.pageIds(teamId, query)).execute()).map((row) => row.id);
-    if (ids.length === 0) return bytesOf(null);
     const item = compiledOnce(this.reads, 'retest', servedRetestJson);
-    const page = await sql<{ json: Uint8Array | null; unserved: number }>`select
-        ${utf8(sql`group_concat(${item}, ',' order by page.key)`)} as json,
-        count(*) - count(r.served_events) as unserved
-      from ${pageOf(ids)} page join retest r on r.id = page.value`.execute(this.reads);
-    const row = page.rows[0];
-    if (row !== undefined && row.unserved > 0) return undefined;
-    return bytesOf(row?.json);
+    return writtenItems(this.reads, ids, { table: 'retest', alias: 'r', served: 'served_events', item });
   }
 
   /**

@@ -66,6 +66,30 @@ export function bytesOf(value: Uint8Array | null | undefined): Buffer {
   return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 }
 
+/**
+ * The JSON texts `item` writes of the rows of `table` (read as `alias`) whose ids are `ids`, in
+ * that order, joined by commas, as UTF-8 bytes; undefined when a row on the page has no stored
+ * served text in its column `served` (rows recorded before that column existed), which the
+ * caller then renders from the rows.
+ */
+export async function writtenItems(
+  db: Kysely<Database>,
+  ids: readonly string[],
+  from: { table: 'retest' | 'finding'; alias: string; served: string; item: RawBuilder<string> },
+): Promise<Buffer | undefined> {
+  if (ids.length === 0) return bytesOf(null);
+  const { table, alias, served, item } = from;
+  const page = await sql<{ json: Uint8Array | null; unserved: number }>`select
+      ${utf8(sql`group_concat(${item}, ',' order by page.key)`)} as json,
+      count(*) - count(${sql.ref(`${alias}.${served}`)}) as unserved
+    from ${pageOf(ids)} page join ${sql.table(table)} ${sql.raw(alias)} on ${sql.ref(`${alias}.id`)} = page.value`.execute(
+    db,
+  );
+  const row = page.rows[0];
+  if (row !== undefined && row.unserved > 0) return undefined;
+  return bytesOf(row?.json);
+}
+
 const compiled = new Map<string, RawBuilder<string>>();
 
 /**

@@ -18,3 +18,10 @@ export type PageRenderer = <T>(
 export class JsonText {
   constructor(readonly text: string | Buffer) {}
 }
+
+/** A body of `head` (a JSON object up to its list's opening bracket), `items` and the closing `]}`, as bytes. */
+export function jsonList(head: string, items: Buffer): JsonText {
+  return new JsonText(Buffer.concat([Buffer.from(head), items, LIST_END]));
+}
+
+const LIST_END = Buffer.from(']}');

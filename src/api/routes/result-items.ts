@@ -1,7 +1,7 @@
 import type { Finding, ServedFinding } from '../../store/index.js';
 import { formatTimestamp } from '../../store/index.js';
 import { eventRecord } from '../serialize.js';
-import { JsonText } from './page.js';
+import { type JsonText, jsonList } from './page.js';
 import type { ResultItem, ResultsResponse, VulnResponse } from './results-schemas.js';
 
 /** The fields a finding shows in a listing and on its own, from the finding and its event's info. */
@@ -96,8 +96,5 @@ export function writtenResultsPage(
   page: { readonly items: Buffer; readonly count: number; readonly total: number },
   window: { offset: number; limit: number },
 ): JsonText {
-  const { items, count, total } = page;
-  return new JsonText(Buffer.concat([Buffer.from(resultsHead(count, total, window)), items, LIST_END]));
+  return jsonList(resultsHead(page.count, page.total, window), page.items);
 }
-
-const LIST_END = Buffer.from(']}');
