@@ -25,6 +25,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0018_finding_search_candidates': { up: findingSearchCandidates },
   '0019_scan_name_pairs': { up: scanNamePairs },
   '0020_bucket_spans': { up: bucketSpans },
+  '0021_scan_name_grams': { up: scanNameGrams },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -824,6 +825,85 @@ async function bucketSpans(db: Kysely<any>): Promise<void> {
     await sql`create trigger ${sql.raw(`${spans}_delete`)} after delete on ${sql.table(days)}
       begin ${add('old', '-')} end`.execute(db);
   }
+}
+
+/**
+ * Per team and span of 32 days, the days (a bit each, the span's first day the lowest) whose
+ * scans' folded names hold a gram: each pair and each run of three consecutive characters. A
+ * search reads a row per gram of its term and span (a dozen a year) where 0019's table held a
+ * row per pair and day, and narrows by its term's runs of three, which lie in far fewer days
+ * than its pairs (`scan 4242`: 45 days hold its pairs, 4 its runs of three). Replaces
+ * `scan_name_pair`; kept by triggers as it was, with the same marker '' for a name longer than
+ * SQLite's triggers take grams of (its day may hold any). An update sets a day's bit only when
+ * it is not set yet, so most scans created write nothing here.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema as it was then.
+async function scanNameGrams(db: Kysely<any>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  await sql`create table scan_name_gram (
+    team_id text not null references team (id),
+    gram text not null,
+    span bigint not null,
+    days integer not null,
+    constraint scan_name_gram_pk primary key (team_id, gram, span)
+  ) ${sql.raw(postgres ? '' : 'without rowid')}`.execute(db);
+  // Floor division, as 0020's spans; a day's bit counts from the span's first day (day 31's is
+  // PostgreSQL's integer sign bit, which the code reads back as the same 32 bits).
+  const span = (at: string) => `(${at} - ((${at} % ${SPAN_MS}) + ${SPAN_MS}) % ${SPAN_MS})`;
+  const day = (at: string) => `((${at} - ${span(at)}) / ${DAY_MS})`;
+  const merge = `on conflict (team_id, gram, span) do update set days = scan_name_gram.days | excluded.days
+    where (scan_name_gram.days & excluded.days) = 0`;
+  if (postgres) {
+    const grams = (row: string) => `select distinct ${row}.team_id, substr(${row}.name_folded, i, n) as gram,
+      ${span(`${row}.created_at`)} as span, 1 << ${day(`${row}.created_at`)}::integer as days
+      from ${row === 'scan' ? 'scan,' : ''} (values (2), (3)) g (n), generate_series(1, char_length(${row}.name_folded) - n + 1) i`;
+    await sql`drop trigger scan_name_pairs on scan`.execute(db);
+    await sql`drop function keyhole_scan_name_pairs()`.execute(db);
+    await sql`drop table scan_name_pair`.execute(db);
+    await sql
+      .raw(`insert into scan_name_gram (team_id, gram, span, days)
+      select team_id, gram, span, bit_or(days) from (${grams('scan')}) grams
+      group by team_id, gram, span`)
+      .execute(db);
+    // In the order of the key, so that two scans created at once lock their shared grams in the
+    // same order (one waits for the other; neither waits for both).
+    await sql
+      .raw(`create function keyhole_scan_name_grams() returns trigger language plpgsql as $$
+      begin
+        insert into scan_name_gram (team_id, gram, span, days) ${grams('new')} order by 2 ${merge};
+        return null;
+      end $$`)
+      .execute(db);
+    await sql`create trigger scan_name_grams after insert or update of name_folded on scan
+      for each row execute function keyhole_scan_name_grams()`.execute(db);
+    await sql`analyze scan_name_gram`.execute(db);
+    return;
+  }
+  await sql`drop trigger scan_name_pairs_insert`.execute(db);
+  await sql`drop trigger scan_name_pairs_update`.execute(db);
+  await sql`drop table scan_name_pair`.execute(db);
+  // The grams at 0019's positions 1–512; a longer name marks its day with ''.
+  const grams = (row: string) => `select ${row}.team_id, substr(${row}.name_folded, i, n) as gram,
+      ${span(`${row}.created_at`)} as span, 1 << ${day(`${row}.created_at`)} as days
+      from ${row === 'scan' ? 'scan,' : ''} scan_name_position, (select 2 as n union all select 3) g
+      where i <= length(${row}.name_folded) - n + 1
+    union all select ${row}.team_id, '', ${span(`${row}.created_at`)}, 1 << ${day(`${row}.created_at`)}
+      ${row === 'scan' ? 'from scan' : ''} where length(${row}.name_folded) > ${NAME_POSITIONS + 1}`;
+  // Distinct powers of two sum to their union.
+  await sql
+    .raw(`insert into scan_name_gram (team_id, gram, span, days)
+    select team_id, gram, span, sum(distinct days) from (${grams('scan')}) grams
+    group by team_id, gram, span`)
+    .execute(db);
+  // The select's `where` tells SQLite's parser that `on conflict` begins the upsert, not a join.
+  const set = (row: string) => `insert into scan_name_gram (team_id, gram, span, days)
+      select * from (${grams(row)}) where true ${merge};`;
+  await sql
+    .raw(`create trigger scan_name_grams_insert after insert on scan begin ${set('new')} end`)
+    .execute(db);
+  await sql
+    .raw(`create trigger scan_name_grams_update after update of name_folded on scan begin ${set('new')} end`)
+    .execute(db);
 }
 
 /** A day in milliseconds, as the bucket tables count them (see buckets.ts). */

@@ -12,7 +12,7 @@ import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
 import { type Span, scanNameContains, searchSpans } from './search.js';
 import { servedScanJson } from './served-scans.js';
-import { bytesOf, compiledOnce, pageOf, utf8 } from './served-sql.js';
+import { bytesOf, compiledOnce, pageOf, unplanned, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
 
@@ -354,7 +354,7 @@ export class Scans {
   async pageIds(teamId: string, query: ScanQuery) {
     const term = query.search ?? '';
     if (term === '') return this.listingIds(teamId, query);
-    const spans = await searchSpans(this.reads, teamId, term);
+    const spans = await searchSpans({ engine: this.conn.engine, db: this.reads }, teamId, term);
     if (spans?.length === 0) return undefined;
     // Sorted by another field, a search's matches are all read and sorted anyway. On
     // PostgreSQL a query costs a round trip and a plan, and its planner reads a rare term's
@@ -404,21 +404,18 @@ export class Scans {
     const statuses = query.statuses ?? [];
     const wanted = query.offset + query.limit;
     const found: string[] = [];
+    // Every value unplanned, the index named: the walk is prepared once (see `unplanned`).
+    const status =
+      statuses.length > 0
+        ? sql`and status in (select value from json_each(${JSON.stringify(statuses)}))`
+        : sql``;
     for (const span of spans) {
-      let ids = this.reads
-        .selectFrom('scan')
-        .select('id')
-        .where('team_id', '=', teamId)
-        .where('created_at', '>=', span.from)
-        .where('created_at', '<', span.to);
-      if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
-      const rows = await ids
-        .where(scanNameContains(this.conn.engine, query.search ?? ''))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(wanted - found.length)
-        .execute();
-      for (const row of rows) found.push(row.id);
+      const rows = await sql<{ id: string }>`select id from scan indexed by scan_team_order_covering
+        where team_id = ${unplanned(teamId)}
+          and created_at >= ${unplanned(span.from)} and created_at < ${unplanned(span.to)} ${status}
+          and ${scanNameContains(this.conn.engine, query.search ?? '')}
+        order by created_at desc, id desc limit ${unplanned(wanted - found.length)}`.execute(this.reads);
+      for (const row of rows.rows) found.push(row.id);
       if (found.length >= wanted) break;
     }
     return found.slice(query.offset, wanted);

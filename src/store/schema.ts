@@ -33,17 +33,19 @@ export interface Database {
   scan_status_bucket_span: StatusSpanTable;
   finding_bucket: FindingBucketTable;
   finding_tally: FindingTallyTable;
-  scan_name_pair: ScanNamePairTable;
+  scan_name_gram: ScanNameGramTable;
 }
 
 /**
- * A pair of consecutive characters that a folded name of a team's scans created in the day
- * starting at `bucket` holds ('' for a day that may hold any: see migration 0019).
+ * The days of the 32 starting at `span` (bit 0 the first) whose scans' folded names hold `gram`,
+ * a pair or a run of three consecutive characters ('' for days that may hold any: see migration
+ * 0021). On PostgreSQL the 32nd day is the sign bit.
  */
-export interface ScanNamePairTable {
+export interface ScanNameGramTable {
   team_id: string;
-  pair: string;
-  bucket: EpochMs;
+  gram: string;
+  span: EpochMs;
+  days: number;
 }
 
 /** How many rows of a team were created in the day (UTC) starting at `bucket` (epoch ms). */

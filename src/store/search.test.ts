@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_MS } from './buckets.js';
+import { BUCKET_MS, SPAN_MS } from './buckets.js';
 import { newId } from './id.js';
-import { MAX_SPANS, pairsOf, SPAN_GAP_MS, spansOf } from './search.js';
+import { daysHolding, gramsOf, MAX_SPANS, SPAN_GAP_MS, spansOf } from './search.js';
 import { openStore, type Store } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
 import { chunks } from './tx.js';
@@ -24,10 +24,34 @@ const NAMES = [
 describe('the days a search reads', () => {
   const day = (n: number) => Date.UTC(2024, 0, 1) + n * BUCKET_MS;
 
-  it('are the pairs of consecutive characters of its term, counted as SQL counts characters', () => {
-    expect(pairsOf('abab')).toEqual(['ab', 'ba']);
-    expect(pairsOf('a')).toEqual([]);
-    expect(pairsOf('🙂x🙂')).toEqual(['🙂x', 'x🙂']);
+  it('are read by the runs of three characters of its term, or its one pair, counted as SQL counts characters', () => {
+    expect(gramsOf('abab')).toEqual(['aba', 'bab']);
+    expect(gramsOf('aaaa')).toEqual(['aaa']);
+    expect(gramsOf('ab')).toEqual(['ab']);
+    expect(gramsOf('a')).toEqual([]);
+    expect(gramsOf('🙂x🙂y')).toEqual(['🙂x🙂', 'x🙂y']);
+  });
+
+  it('are those whose bit every gram sets, the last day of a span too, as either engine stores it', () => {
+    const span = Date.UTC(2024, 0, 1) - (Date.UTC(2024, 0, 1) % SPAN_MS);
+    const last = 2 ** 31;
+    const rows = [
+      // SQLite reads the 32nd day back as 2^31, PostgreSQL as the integer's sign bit.
+      { gram: 'abc', span, days: last + 0b101 },
+      { gram: 'bcd', span, days: (last | 0b100) >> 0 },
+      { gram: 'abc', span: span + SPAN_MS, days: 0b11 },
+      { gram: 'bcd', span: span + SPAN_MS, days: 0b10 },
+      { gram: 'abc', span: span + 2 * SPAN_MS, days: 0b1000 },
+      { gram: 'bcd', span: span + 2 * SPAN_MS, days: 0 },
+      { gram: '', span: span + 2 * SPAN_MS, days: 0b1000 },
+    ];
+    expect(daysHolding(['abc', 'bcd'], rows)).toEqual([
+      span + 2 * SPAN_MS + 3 * BUCKET_MS,
+      span + SPAN_MS + BUCKET_MS,
+      span + 31 * BUCKET_MS,
+      span + 2 * BUCKET_MS,
+    ]);
+    expect(daysHolding(['abc', 'zzz'], rows)).toEqual([span + 2 * SPAN_MS + 3 * BUCKET_MS]);
   });
 
   it('join days closer than the gap into one span, newest first', () => {
@@ -162,7 +186,7 @@ describe.each(ENGINES)('scan search on $engine', ({ create }) => {
     }
   });
 
-  it('finds a scan by a name given after it was created, and one longer than the pairs kept per name', async () => {
+  it('finds a scan by a name given after it was created, and one longer than the grams kept per name', async () => {
     const renamed = (await store.teams.ensure('renamed')).id;
     const scan = await store.scans.create({ teamId: renamed, name: 'first name' });
     await store.connection.db
@@ -178,7 +202,30 @@ describe.each(ENGINES)('scan search on $engine', ({ create }) => {
     expect(await names('TAIL', renamed)).toEqual([long]);
   });
 
-  it('creates many scans at once whose names share pairs, and finds each', async () => {
+  it('finds scans created on the first and the last day of a span of 32 days', async () => {
+    const edges = (await store.teams.ensure('edges')).id;
+    const span = Date.UTC(2024, 5, 1) - (Date.UTC(2024, 5, 1) % SPAN_MS);
+    const days = [-1, 0, 1, 30, 31, 32].map((day) => span + day * BUCKET_MS + 3_600_000);
+    await store.connection.db
+      .insertInto('scan')
+      .values(
+        days.map((at, i) => ({
+          id: newId(),
+          team_id: edges,
+          name: `Edge Day ${i}`,
+          name_folded: `edge day ${i}`,
+          status: 'finished',
+          created_at: at,
+          updated_at: at,
+        })) as never,
+      )
+      .execute();
+    for (const [i] of days.entries()) expect(await names(`day ${i}`, edges)).toEqual([`Edge Day ${i}`]);
+    expect(await names('edge d', edges)).toHaveLength(days.length);
+    expect(await names('day 6', edges)).toEqual([]);
+  });
+
+  it('creates many scans at once whose names share grams, and finds each', async () => {
     const busy = (await store.teams.ensure('busy')).id;
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
     const created = await Promise.all(

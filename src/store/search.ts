@@ -1,7 +1,8 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
-import { BUCKET_MS } from './buckets.js';
+import { BUCKET_MS, SPAN_MS } from './buckets.js';
 import type { Engine } from './location.js';
 import type { Database } from './schema.js';
+import { unplanned } from './served-sql.js';
 import { fold } from './tx.js';
 
 /**
@@ -38,38 +39,83 @@ export const SPAN_GAP_MS = 7 * BUCKET_MS;
 export const MAX_SPANS = 8;
 
 /**
- * The spans of days, newest first, whose scans a search of `term` must read: the days
- * whose names hold every pair of consecutive characters of the folded term (`scan_name_pair`,
- * migration 0019). Empty when no day holds them all (no scan can match); undefined for a
- * one-character term, which has no pair. A day can hold every pair without a name holding the
- * term, so the spans narrow what is read, and the literal comparison still decides.
+ * The spans of days, newest first, whose scans a search of `term` must read: the days whose
+ * names hold every gram of the folded term (`scan_name_gram`, migration 0021): its runs of three
+ * consecutive characters, or its one pair for a term of two. Empty when no day holds them all (no
+ * scan can match); undefined for a one-character term, which has no gram. A day can hold every
+ * gram without a name holding the term, so the spans narrow what is read, and the literal
+ * comparison still decides.
  */
 export async function searchSpans(
-  db: Kysely<Database>,
+  reads: { readonly engine: Engine; readonly db: Kysely<Database> },
   teamId: string,
   term: string,
 ): Promise<readonly Span[] | undefined> {
-  const pairs = pairsOf(fold(term));
-  if (pairs.length === 0) return undefined;
-  // A day marked '' may hold any pair: its one row counts for all of them.
-  const days = await db
-    .selectFrom('scan_name_pair')
-    .select('bucket')
-    .where('team_id', '=', teamId)
-    .where('pair', 'in', [...pairs, ''])
-    .groupBy('bucket')
-    .having(sql<number>`sum(case when pair = '' then ${pairs.length} else 1 end)`, '>=', pairs.length)
-    .orderBy('bucket', 'desc')
-    .execute();
-  return spansOf(days.map((day) => Number(day.bucket)));
+  const grams = gramsOf(fold(term));
+  if (grams.length === 0) return undefined;
+  const held = [...grams, ''];
+  // On SQLite one statement for every term, prepared once (see `unplanned`).
+  const rows =
+    reads.engine === 'sqlite'
+      ? (
+          await sql<GramRow>`select g.value as gram, s.span, s.days from json_each(${JSON.stringify(held)}) g
+            join scan_name_gram s on s.team_id = ${unplanned(teamId)} and s.gram = g.value`.execute(reads.db)
+        ).rows
+      : await reads.db
+          .selectFrom('scan_name_gram')
+          .select(['gram', 'span', 'days'])
+          .where('team_id', '=', teamId)
+          .where('gram', 'in', held)
+          .execute();
+  return spansOf(daysHolding(grams, rows));
 }
 
-/** The distinct pairs of consecutive characters (code points, as SQL's `substr` counts them). */
-export function pairsOf(folded: string): string[] {
+interface GramRow {
+  readonly gram: string;
+  readonly span: number | string;
+  readonly days: number;
+}
+
+/**
+ * The days (starts, newest first) of the spans' rows that hold every gram: a day marked with ''
+ * (a name too long for the triggers) may hold any.
+ */
+export function daysHolding(grams: readonly string[], rows: readonly GramRow[]): number[] {
+  const spans = new Map<number, Map<string, number>>();
+  for (const row of rows) {
+    const span = Number(row.span);
+    const held = spans.get(span) ?? new Map<string, number>();
+    held.set(row.gram, row.days);
+    spans.set(span, held);
+  }
+  const days: number[] = [];
+  for (const span of [...spans.keys()].sort((a, b) => b - a)) {
+    const held = spans.get(span)!;
+    const any = held.get('') ?? 0;
+    let all = -1;
+    for (const gram of grams) all &= (held.get(gram) ?? 0) | any;
+    for (let day = DAYS_PER_SPAN - 1; day >= 0; day--) {
+      if (((all >>> day) & 1) === 1) days.push(span + day * BUCKET_MS);
+    }
+  }
+  return days;
+}
+
+/** The days a row of `scan_name_gram` marks, a bit each. */
+const DAYS_PER_SPAN = SPAN_MS / BUCKET_MS;
+
+/**
+ * The distinct grams of a folded term that a day must hold to hold the term: its runs of three
+ * consecutive characters (code points, as SQL's `substr` counts them), which imply its pairs; for
+ * a term of two characters, the term; none for one.
+ */
+export function gramsOf(folded: string): string[] {
   const characters = [...folded];
-  const pairs = new Set<string>();
-  for (let i = 0; i + 1 < characters.length; i++) pairs.add(characters[i]! + characters[i + 1]!);
-  return [...pairs];
+  const length = characters.length < 3 ? characters.length : 3;
+  const grams = new Set<string>();
+  if (length < 2) return [];
+  for (let i = 0; i + length <= characters.length; i++) grams.add(characters.slice(i, i + length).join(''));
+  return [...grams];
 }
 
 /**

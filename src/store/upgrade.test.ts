@@ -74,6 +74,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0018_finding_search_candidates',
       '0019_scan_name_pairs',
       '0020_bucket_spans',
+      '0021_scan_name_grams',
     ]);
   });
   afterAll(async () => {
@@ -121,6 +122,26 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       ['Legacy Scan 3 Über', ...Array.from({ length: 10 }, (_, i) => `Legacy Scan 3${i} Über`)].sort(),
     );
     expect(await store.scans.list(team, { offset: 0, limit: 100, search: 'ÜBER' })).toHaveLength(40);
+  });
+
+  it("marks the days of its names' grams per span of 32 days", async () => {
+    const grams = await store.connection.db
+      .selectFrom('scan_name_gram')
+      .select(['gram', 'span', 'days'])
+      .where('team_id', '=', team)
+      .where('gram', 'in', ['le', 'leg', 'n 3', ' 39', 'zz'])
+      .orderBy('gram')
+      .execute();
+    // Ten days from 2024-01-01, the 12th to the 21st of the span from 2023-12-21.
+    const span = Date.UTC(2023, 11, 21);
+    const tenDays = ((1 << 10) - 1) << 11;
+    expect(grams.map((r) => [r.gram, Number(r.span), r.days])).toEqual([
+      [' 39', span, 1 << 20],
+      ['le', span, tenDays],
+      ['leg', span, tenDays],
+      // Scan 3 on the first day, scans 30–39 on the last three.
+      ['n 3', span, (1 << 11) | (0b111 << 18)],
+    ]);
   });
 
   it('serves the retest results it already held from their raw events', async () => {

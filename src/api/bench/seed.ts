@@ -344,12 +344,16 @@ export async function seed(
     select team_id, status, (created_at / 86400000) * 86400000, count(*) from scan where team_id = ${teamId}
     group by team_id, status, (created_at / 86400000) * 86400000`.execute(store.connection.db);
   if (store.engine === 'postgres') {
-    // The scans' name pairs (migration 0019), which a search reads first: without them every
+    // The scans' name grams (migration 0021, spans of 32 days as it cuts them), which a search reads first: without them every
     // search would answer an empty page without reading a scan.
-    await sql`insert into scan_name_pair (team_id, pair, bucket)
-      select distinct team_id, substr(name_folded, i, 2), (created_at / 86400000) * 86400000
-      from scan, generate_series(1, char_length(name_folded) - 1) i where team_id = ${teamId}
-      on conflict do nothing`.execute(store.connection.db);
+    await sql`delete from scan_name_gram where team_id = ${teamId}`.execute(store.connection.db);
+    await sql`insert into scan_name_gram (team_id, gram, span, days)
+      select team_id, gram, span, bit_or(days) from (
+        select distinct team_id, substr(name_folded, i, n) as gram, created_at - created_at % ${sql.lit(32 * 86_400_000)} as span,
+          1 << ((created_at % ${sql.lit(32 * 86_400_000)}) / 86400000)::integer as days
+        from scan, (values (2), (3)) g (n), generate_series(1, char_length(name_folded) - n + 1) i
+        where team_id = ${teamId}) grams
+      group by team_id, gram, span`.execute(store.connection.db);
   }
   await sql`delete from finding_bucket where team_id = ${teamId}`.execute(store.connection.db);
   await sql`insert into finding_bucket (team_id, bucket, severity, vuln_status, n)
