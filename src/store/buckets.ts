@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Engine } from './location.js';
 import type { Database } from './schema.js';
+import { unplanned } from './unplanned.js';
 
 /** A day: a year of activity is 365 rows per team to sum, and a deep page skips within one day. */
 export const BUCKET_MS = 86_400_000;
@@ -92,25 +93,27 @@ export async function locate(
   // Queries of their own: on a read thread, a year of day counts would cross to the main thread
   // as 365 rows to clone and sum there, which cost more than SQLite's window. The span first (a
   // dozen rows a year), then the day within it (at most 32).
-  const span = (await runningSum(spanCounts(teamId, from), offset).execute(conn.db)).rows[0];
+  // Their values kept from the planner (see `unplanned`): each reads one key range.
+  const team = unplanned(teamId);
+  const span = (await runningSum(spanCounts(team, from), offset).execute(conn.db)).rows[0];
   if (span === undefined) return undefined;
   const start = Number(span.bucket);
   const newer = Number(span.newer);
-  const within = { from: start, to: start + SPAN_MS };
-  const day = (await runningSum(dayCounts(teamId, from, within), offset - newer).execute(conn.db)).rows[0];
+  const within = { from: unplanned(start), to: unplanned(start + SPAN_MS) };
+  const day = (await runningSum(dayCounts(team, from, within), offset - newer).execute(conn.db)).rows[0];
   if (day !== undefined)
     return { before: Number(day.bucket) + BUCKET_MS, skip: offset - newer - Number(day.newer) };
   // Rows of the span were deleted between the two reads: every day, as one read.
-  const anyDay = (await runningSum(dayCounts(teamId, from), offset).execute(conn.db)).rows[0];
+  const anyDay = (await runningSum(dayCounts(team, from), offset).execute(conn.db)).rows[0];
   if (anyDay === undefined) return undefined;
   return { before: Number(anyDay.bucket) + BUCKET_MS, skip: offset - Number(anyDay.newer) };
 }
 
 /** The day counts of a bucket table, or summed over `statuses`; with `within`, of those days only. */
 function dayCounts(
-  teamId: string,
+  teamId: string | RawBuilder<string>,
   from: { table: BucketTableName } | { statuses: readonly string[] },
-  within?: { from: number; to: number },
+  within?: { from: number | RawBuilder<number>; to: number | RawBuilder<number> },
 ): RawBuilder<DayCount> {
   const days = within === undefined ? sql`` : sql` and bucket >= ${within.from} and bucket < ${within.to}`;
   return 'table' in from
@@ -121,7 +124,7 @@ function dayCounts(
 
 /** The span counts (SQLite, migration 0020) of a bucket table, or summed over `statuses`, as buckets. */
 function spanCounts(
-  teamId: string,
+  teamId: string | RawBuilder<string>,
   from: { table: BucketTableName } | { statuses: readonly string[] },
 ): RawBuilder<DayCount> {
   return 'table' in from

@@ -10,6 +10,7 @@ import { servedEventsJson } from './served-event.js';
 import { compiledOnce, jsonFlag, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { writeTransaction } from './tx.js';
+import { unplannedOn } from './unplanned.js';
 
 export interface RetestInput {
   readonly vulnId: string;
@@ -174,20 +175,25 @@ export class Retests {
    * {@link list} runs, and whose plan tests check.
    */
   async pageIds(teamId: string, query: PageQuery) {
+    // One plan, so on SQLite the values are kept from the planner (see `unplanned`).
+    const engine = this.conn.engine;
     const ids = this.reads
       .selectFrom('retest')
       .select('id')
-      .where('team_id', '=', teamId)
+      .where('team_id', '=', unplannedOn(engine, teamId))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
-      .limit(query.limit);
-    if (query.offset < DEEP_OFFSET) return ids.offset(query.offset);
+      .limit(unplannedOn(engine, query.limit));
+    if (query.offset < DEEP_OFFSET) return ids.offset(unplannedOn(engine, query.offset));
     const place = await locate({ engine: this.conn.engine, db: this.reads }, teamId, query.offset, {
       table: 'retest_bucket',
     });
     // Past the last row: an empty page.
     if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
-    return ids.where('created_at', '<', place.before).offset(place.skip);
+    const { before, skip } = place;
+    return ids
+      .where('created_at', '<', typeof before === 'number' ? unplannedOn(engine, before) : before)
+      .offset(typeof skip === 'number' ? unplannedOn(engine, skip) : skip);
   }
 
   /** The retests of one finding, newest first. */

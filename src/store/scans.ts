@@ -12,9 +12,10 @@ import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
 import { type Span, scanNameContains, searchSpans } from './search.js';
 import { servedScanJson } from './served-scans.js';
-import { bytesOf, compiledOnce, pageOf, unplanned, utf8 } from './served-sql.js';
+import { bytesOf, compiledOnce, pageOf, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
+import { unplanned } from './unplanned.js';
 
 export interface ScanInput {
   readonly teamId: string;
@@ -368,9 +369,13 @@ export class Scans {
 
   /** The ids of a page of a listing not searched, or searched and sorted (by creation by default). */
   private async listingIds(teamId: string, query: ScanQuery, within?: Span) {
-    let ids = this.reads.selectFrom('scan').select('id').where('team_id', '=', teamId);
     const statuses = query.statuses ?? [];
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
+    // The plain listing has one plan, the newest-first index, so on SQLite its values are kept
+    // from the planner (see `unplanned`); filtered and sorted listings are planned by their values.
+    const fixedPlan = this.conn.engine === 'sqlite' && byCreation && statuses.length === 0;
+    const value = <T extends string | number>(v: T) => (fixedPlan ? unplanned(v) : v);
+    let ids = this.reads.selectFrom('scan').select('id').where('team_id', '=', value(teamId));
     let offset: number | RawBuilder<number> = query.offset;
     if (byCreation && query.offset >= DEEP_OFFSET) {
       const place = await locate(
@@ -380,7 +385,11 @@ export class Scans {
         statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
       );
       if (place === undefined) return undefined;
-      ids = ids.where('created_at', '<', place.before);
+      ids = ids.where(
+        'created_at',
+        '<',
+        typeof place.before === 'number' ? value(place.before) : place.before,
+      );
       offset = place.skip;
     }
     if (statuses.length > 0) ids = ids.where('status', 'in', statuses);
@@ -392,7 +401,11 @@ export class Scans {
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) ids = ids.orderBy(column, direction);
     }
-    return ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).offset(offset);
+    return ids
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(value(query.limit))
+      .offset(typeof offset === 'number' ? value(offset) : offset);
   }
 
   /**

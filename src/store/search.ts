@@ -2,8 +2,8 @@ import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { BUCKET_MS, SPAN_MS } from './buckets.js';
 import type { Engine } from './location.js';
 import type { Database } from './schema.js';
-import { unplanned } from './served-sql.js';
 import { fold } from './tx.js';
+import { unplanned } from './unplanned.js';
 
 /**
  * `name_folded` contains the case-folded term as a plain substring. `instr`/`strpos` compare

@@ -52,14 +52,6 @@ export function pageOf(ids: readonly string[]): RawBuilder<unknown> {
 }
 
 /**
- * A parameter SQLite's planner does not read (see {@link pageOf}), for statements whose plan is
- * fixed (the index named): the statement stays prepared when it is bound again.
- */
-export function unplanned(value: string | number): RawBuilder<unknown> {
-  return sql`(select ${value})`;
-}
-
-/**
  * A page's text as its UTF-8 bytes, as SQLite holds it: a text column would be decoded into a
  * JavaScript string on the read thread and encoded again on the socket (together about a tenth
  * of a page of scans, measured); bytes are copied once between threads and sent as they are.
