@@ -832,7 +832,7 @@ async function bucketSpans(db: Kysely<any>): Promise<void> {
  * scans' folded names hold a gram: each pair and each run of three consecutive characters. A
  * search reads a row per gram of its term and span (a dozen a year) where 0019's table held a
  * row per pair and day, and narrows by its term's runs of three, which lie in far fewer days
- * than its pairs (`scan 4242`: 45 days hold its pairs, 4 its runs of three). Replaces
+ * than its pairs (`scan 4242`: 45 days hold its pairs, 3 its runs of three). Replaces
  * `scan_name_pair`; kept by triggers as it was, with the same marker '' for a name longer than
  * SQLite's triggers take grams of (its day may hold any). An update sets a day's bit only when
  * it is not set yet, so most scans created write nothing here.

@@ -344,8 +344,8 @@ export async function seed(
     select team_id, status, (created_at / 86400000) * 86400000, count(*) from scan where team_id = ${teamId}
     group by team_id, status, (created_at / 86400000) * 86400000`.execute(store.connection.db);
   if (store.engine === 'postgres') {
-    // The scans' name grams (migration 0021, spans of 32 days as it cuts them), which a search reads first: without them every
-    // search would answer an empty page without reading a scan.
+    // The scans' name grams (migration 0021, in its spans of 32 days), which a search reads
+    // first: without them every search would answer an empty page without reading a scan.
     await sql`delete from scan_name_gram where team_id = ${teamId}`.execute(store.connection.db);
     await sql`insert into scan_name_gram (team_id, gram, span, days)
       select team_id, gram, span, bit_or(days) from (
