@@ -7,7 +7,7 @@ import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import type { Database, FindingTable } from './schema.js';
 import { servedFindingFields } from './served-event.js';
-import { compiledOnce, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
+import { compiledOnce, formatted, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
 import { loadSources } from './templates.js';
 import type { EpochMs } from './time.js';
 
@@ -384,20 +384,35 @@ export class FindingPages {
 function servedFindingJson(): RawBuilder<string> {
   const text = (column: keyof FindingTable) => jsonString(sql.ref(`f.${column}`));
   const encoded = sql`coalesce((select t.encoded from template_source t where t.hash = f.template_hash), '')`;
-  return sql<string>`'{"matcher_status":true,"vuln_id":' || ${text('id')}
-    || ',"target":' || ${text('target')}
-    || ',"template_url":' || ${text('template_url')}
-    || ',"created_at":' || ${jsonTimestamp(sql.ref('f.created_at'))}
-    || ',"updated_at":' || ${jsonTimestamp(sql.ref('f.updated_at'))}
-    || ',"scan_id":' || ${text('scan_id')}
-    || ',"template_id":' || ${text('template_id')}
-    || ',"template_path":' || ${text('template_path')}
-    || ',"template_encoded":' || ${jsonString(encoded)}
-    || ',"vuln_status":' || ${text('vuln_status')}
-    || ',"vuln_hash":' || ${text('vuln_hash')}
-    || ',"severity":' || ${text('severity')}
-    || ',' || f.served_fields
-    || ',"result_type":"matched"}'`;
+  return formatted([
+    '{"matcher_status":true,"vuln_id":',
+    text('id'),
+    ',"target":',
+    text('target'),
+    ',"template_url":',
+    text('template_url'),
+    ',"created_at":',
+    jsonTimestamp(sql.ref('f.created_at')),
+    ',"updated_at":',
+    jsonTimestamp(sql.ref('f.updated_at')),
+    ',"scan_id":',
+    text('scan_id'),
+    ',"template_id":',
+    text('template_id'),
+    ',"template_path":',
+    text('template_path'),
+    ',"template_encoded":',
+    jsonString(encoded),
+    ',"vuln_status":',
+    text('vuln_status'),
+    ',"vuln_hash":',
+    text('vuln_hash'),
+    ',"severity":',
+    text('severity'),
+    ',',
+    sql.ref('f.served_fields'),
+    ',"result_type":"matched"}',
+  ]);
 }
 
 /** A filter the team's counts per id bucket answer: by severity and status at most. */

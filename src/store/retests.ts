@@ -7,7 +7,7 @@ import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import type { Database, RetestTable } from './schema.js';
 import { servedEventsJson } from './served-event.js';
-import { compiledOnce, jsonFlag, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
+import { compiledOnce, formatted, jsonFlag, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { writeTransaction } from './tx.js';
 import { unplannedOn } from './unplanned.js';
@@ -248,18 +248,33 @@ function resultOf(row: ResultColumns, sources: ReadonlyMap<string, string>): Omi
 function servedRetestJson(): RawBuilder<string> {
   const text = (column: keyof RetestTable) => jsonString(sql.ref(`r.${column}`));
   const encoded = sql`coalesce((select t.encoded from template_source t where t.hash = r.template_hash), '')`;
-  return sql<string>`'{"matcher_status":' || ${jsonFlag(sql.ref('r.matcher_status'))}
-    || ',"vuln_id":' || ${text('finding_id')}
-    || ',"target":' || ${text('target')}
-    || ',"template_url":' || ${text('template_url')}
-    || ',"created_at":' || ${jsonTimestamp(sql.ref('r.created_at'))}
-    || ',"updated_at":' || ${jsonTimestamp(sql.ref('r.updated_at'))}
-    || ',"scan_id":' || ${text('scan_id')}
-    || ',"event":' || r.served_events
-    || ',"template_id":' || ${text('template_id')}
-    || ',"template_path":' || ${text('template_path')}
-    || ',"template_encoded":' || ${jsonString(encoded)}
-    || ',"result_type":' || ${text('result_type')}
-    || ',"vuln_status":' || ${text('vuln_status')}
-    || '}'`;
+  return formatted([
+    '{"matcher_status":',
+    jsonFlag(sql.ref('r.matcher_status')),
+    ',"vuln_id":',
+    text('finding_id'),
+    ',"target":',
+    text('target'),
+    ',"template_url":',
+    text('template_url'),
+    ',"created_at":',
+    jsonTimestamp(sql.ref('r.created_at')),
+    ',"updated_at":',
+    jsonTimestamp(sql.ref('r.updated_at')),
+    ',"scan_id":',
+    text('scan_id'),
+    ',"event":',
+    sql.ref('r.served_events'),
+    ',"template_id":',
+    text('template_id'),
+    ',"template_path":',
+    text('template_path'),
+    ',"template_encoded":',
+    jsonString(encoded),
+    ',"result_type":',
+    text('result_type'),
+    ',"vuln_status":',
+    text('vuln_status'),
+    '}',
+  ]);
 }

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { SEVERITIES } from '../event/index.js';
-import { jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
+import { formatted, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
 
 /**
  * A scan as the API lists it (`/v1/scans`), written by SQLite as JSON text: the fields of
@@ -19,31 +19,53 @@ export function servedScanJson(): RawBuilder<string> {
   const q = (column: string) => jsonString(sql.ref(`s.${column}`));
   const int = (column: string) => sql.ref(`s.${column}`);
   const bool = (column: string) => jsonFlag(sql.ref(`s.${column}`));
-  const severity = SEVERITIES.map(
-    (name, i) => sql`${sql.lit(`${i === 0 ? '{' : ','}"${name}":`)} || ${int(`severity_${name}`)}`,
-  );
+  const severity = SEVERITIES.flatMap((name, i) => [
+    `${i === 0 ? '{' : ','}"${name}":`,
+    int(`severity_${name}`),
+  ]);
   const elapsed = sql<number>`coalesce(s.elapsed_ms, case when s.status = 'running' and s.started_at is not null then clock.now - s.started_at else 0 end)`;
-  return sql<string>`'{"scan_id":' || ${q('id')}
-    || ',"status":' || ${q('status')}
-    || ',"scan_time_elapsed":"' || ${goDuration(elapsed)} || '"'
-    || ',"progress":' || ${int('progress')}
-    || ',"failure_reason":' || ${q('failure_reason')}
-    || ',"created_at":' || ${jsonTimestamp(int('created_at'))}
-    || ',"updated_at":' || ${jsonTimestamp(int('updated_at'))}
-    || ',"total_target":' || ${int('total_target')}
-    || ',"completed_at":' || ${jsonTimestamp(int('completed_at'))}
-    || ',"total_scan":' || ${int('total_scan')}
-    || ',"total_template":' || ${int('total_template')}
-    || ',"name":' || ${q('name')}
-    || ',"severity":' || ${sql.join(severity, sql` || `)} || '}'
-    || ',"is_oss":' || ${bool('is_oss')}
-    || ',"is_cloud":' || ${bool('is_cloud')}
-    || ',"scan_frequency":' || ${q('scan_frequency')}
-    || ',"schedule_last_run":' || ${jsonTimestamp(int('schedule_last_run'))}
-    || ',"asset_ids":' || ${assetIds()}
-    || ',"is_rescan":' || ${bool('is_rescan')}
-    || ${templateLists()}
-    || '}'`;
+  return formatted([
+    '{"scan_id":',
+    q('id'),
+    ',"status":',
+    q('status'),
+    ',"scan_time_elapsed":"',
+    goDuration(elapsed),
+    '","progress":',
+    int('progress'),
+    ',"failure_reason":',
+    q('failure_reason'),
+    ',"created_at":',
+    jsonTimestamp(int('created_at')),
+    ',"updated_at":',
+    jsonTimestamp(int('updated_at')),
+    ',"total_target":',
+    int('total_target'),
+    ',"completed_at":',
+    jsonTimestamp(int('completed_at')),
+    ',"total_scan":',
+    int('total_scan'),
+    ',"total_template":',
+    int('total_template'),
+    ',"name":',
+    q('name'),
+    ',"severity":',
+    ...severity,
+    '},"is_oss":',
+    bool('is_oss'),
+    ',"is_cloud":',
+    bool('is_cloud'),
+    ',"scan_frequency":',
+    q('scan_frequency'),
+    ',"schedule_last_run":',
+    jsonTimestamp(int('schedule_last_run')),
+    ',"asset_ids":',
+    assetIds(),
+    ',"is_rescan":',
+    bool('is_rescan'),
+    templateLists(),
+    '}',
+  ]);
 }
 
 /**
@@ -75,11 +97,17 @@ function assetIds(): RawBuilder<string> {
 /** `,"public_templates":…` through `"template_urls":…`, the fields from the scan's templates (one read of them). */
 function templateLists(): RawBuilder<string> {
   const id = sql.ref('t.template_id');
-  return sql`(select ',"public_templates":' || ${jsonArray(id, sql`t.is_public = 1`)}
-    || ',"report_config_ids":[],"rescan_count":' || s.rescan_count
-    || ',"scan_config_ids":[],"template_ids":' || ${jsonArray(id)}
-    || ',"template_urls":' || ${jsonArray(sql.ref('t.template_url'), sql`t.template_url <> ''`)}
-    from ${orderedRows('scan_template', 't', 'position')})`;
+  const lists = formatted([
+    ',"public_templates":',
+    jsonArray(id, sql`t.is_public = 1`),
+    ',"report_config_ids":[],"rescan_count":',
+    sql.ref('s.rescan_count'),
+    ',"scan_config_ids":[],"template_ids":',
+    jsonArray(id),
+    ',"template_urls":',
+    jsonArray(sql.ref('t.template_url'), sql`t.template_url <> ''`),
+  ]);
+  return sql`(select ${lists} from ${orderedRows('scan_template', 't', 'position')})`;
 }
 
 /**
@@ -90,14 +118,13 @@ function templateLists(): RawBuilder<string> {
 function goDuration(ms: RawBuilder<number>): RawBuilder<string> {
   // Math.round of the seconds, halves up, as integer division of whole milliseconds.
   const total = sql`((cast(${ms} as integer) + 500) / 1000)`;
-  const text = (n: RawBuilder<unknown>) => sql`cast(${n} as text)`;
   const h = sql`(${total} / 3600)`;
   const m = sql`((${total} % 3600) / 60)`;
   const s = sql`(${total} % 60)`;
   return sql`case
     when ${ms} <= 0 then '0s'
-    when ${ms} < 1000 then ${text(sql`cast(${ms} as integer)`)} || 'ms'
-    when ${h} > 0 then ${text(h)} || 'h' || ${text(m)} || 'm' || ${text(s)} || 's'
-    when ${m} > 0 then ${text(m)} || 'm' || ${text(s)} || 's'
-    else ${text(s)} || 's' end`;
+    when ${ms} < 1000 then format('%dms', ${ms})
+    when ${h} > 0 then format('%dh%dm%ds', ${h}, ${m}, ${s})
+    when ${m} > 0 then format('%dm%ds', ${m}, ${s})
+    else format('%ds', ${s}) end`;
 }
