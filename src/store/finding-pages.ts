@@ -266,11 +266,7 @@ export class FindingPages {
   ): Promise<Counted> {
     // The running sum is taken here over the buckets' counts, newest first (a few hundred small
     // rows), rather than by a window function in SQL, which sorted them and cost more.
-    const buckets = await this.counted(teamId, filter)
-      .select(['bucket', (eb) => eb.fn.sum<number | string>('n').as('n')])
-      .groupBy('bucket')
-      .orderBy('bucket', 'desc')
-      .execute();
+    const buckets = await this.bucketCounts(teamId, filter);
     const { offset } = window;
     const end = offset + window.limit;
     let total = 0;
@@ -286,6 +282,27 @@ export class FindingPages {
     }
     if (first === undefined || oldest === undefined) return { total };
     return { total, place: { first: first.bucket, skip: offset - first.newer, last: last ?? oldest } };
+  }
+
+  /**
+   * The filter's count per id bucket, newest first. On SQLite as one JSON text: a read thread
+   * sends one string to parse rather than a few hundred rows to clone into objects.
+   */
+  private async bucketCounts(
+    teamId: string,
+    filter: TeamFindingFilter,
+  ): Promise<readonly { bucket: string; n: number | string }[]> {
+    const counts = this.counted(teamId, filter)
+      .select(['bucket', (eb) => eb.fn.sum<number | string>('n').as('n')])
+      .groupBy('bucket');
+    if (this.conn.engine === 'postgres') return counts.orderBy('bucket', 'desc').execute();
+    const row = await this.db
+      .selectFrom(counts.as('counted'))
+      .select(
+        sql<string>`json_group_array(json_object('bucket', bucket, 'n', n) order by bucket desc)`.as('json'),
+      )
+      .executeTakeFirst();
+    return JSON.parse(row?.json ?? '[]') as { bucket: string; n: number }[];
   }
 
   /** The rows of `finding_bucket` a filter without search, age or scan counts. */
