@@ -360,14 +360,28 @@ export class FindingPages {
       return undefined;
     let query = this.db
       .selectFrom('finding_tally')
-      .select(['target', 'template_id'])
-      .select(sql<number | string>`sum(sum(n)) over ()`.as('total'))
       .where('team_id', '=', teamId)
       .where(targetOrTemplateContains(this.conn.engine, filter.search ?? ''));
     if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
     if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
+    if (this.conn.engine === 'sqlite') {
+      // One row, the matches' targets and templates as JSON texts: a read thread sends them as
+      // two strings, not a row per target and template (a thousand for a common template).
+      const row = await query
+        .select(sql<number | string | null>`sum(n)`.as('total'))
+        .select(sql<string>`json_group_array(distinct target) filter (where n > 0)`.as('targets'))
+        .select(sql<string>`json_group_array(distinct template_id) filter (where n > 0)`.as('templates'))
+        .executeTakeFirst();
+      const total = Number(row?.total ?? 0);
+      if (total > this.searchCandidates) return { total };
+      const targets = JSON.parse(row?.targets ?? '[]') as string[];
+      const templates = JSON.parse(row?.templates ?? '[]') as string[];
+      return { total, candidates: { targets, templates } };
+    }
     // The total is summed over every group before the limit; past the limit the pairs are not needed.
     const rows = await query
+      .select(['target', 'template_id'])
+      .select(sql<number | string>`sum(sum(n)) over ()`.as('total'))
       .groupBy(['target', 'template_id'])
       .having(sql`sum(n)`, '>', 0)
       .limit(this.searchCandidates + 1)
