@@ -67,9 +67,13 @@ export function certificateProblem(
   return undefined;
 }
 
+/**
+ * 16 random bytes, the first 0x40–0x7f: positive, and with no leading zero byte, which DER's
+ * minimal encoding of an INTEGER forbids (OpenSSL refused one certificate in 256).
+ */
 function serialNumber(): Buffer {
   const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] ?? 0) & 0x7f;
+  bytes[0] = ((bytes[0] ?? 0) & 0x3f) | 0x40;
   return bytes;
 }
 
