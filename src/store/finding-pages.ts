@@ -7,7 +7,14 @@ import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import type { Database, FindingTable } from './schema.js';
 import { servedFindingFields } from './served-event.js';
-import { compiledOnce, formatted, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
+import {
+  compiledOnce,
+  formatted,
+  jsonString,
+  jsonTemplateText,
+  jsonTimestamp,
+  writtenItems,
+} from './served-sql.js';
 import { loadSources } from './templates.js';
 import type { EpochMs } from './time.js';
 import { unplanned } from './unplanned.js';
@@ -415,7 +422,6 @@ export class FindingPages {
  */
 function servedFindingJson(): RawBuilder<string> {
   const text = (column: keyof FindingTable) => jsonString(sql.ref(`f.${column}`));
-  const encoded = sql`coalesce((select t.encoded from template_source t where t.hash = f.template_hash), '')`;
   return formatted([
     '{"matcher_status":true,"vuln_id":',
     text('id'),
@@ -434,7 +440,7 @@ function servedFindingJson(): RawBuilder<string> {
     ',"template_path":',
     text('template_path'),
     ',"template_encoded":',
-    jsonString(encoded),
+    jsonTemplateText('f'),
     ',"vuln_status":',
     text('vuln_status'),
     ',"vuln_hash":',

@@ -7,7 +7,15 @@ import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import type { Database, RetestTable } from './schema.js';
 import { servedEventsJson } from './served-event.js';
-import { compiledOnce, formatted, jsonFlag, jsonString, jsonTimestamp, writtenItems } from './served-sql.js';
+import {
+  compiledOnce,
+  formatted,
+  jsonFlag,
+  jsonString,
+  jsonTemplateText,
+  jsonTimestamp,
+  writtenItems,
+} from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { writeTransaction } from './tx.js';
 import { unplannedOn } from './unplanned.js';
@@ -247,7 +255,6 @@ function resultOf(row: ResultColumns, sources: ReadonlyMap<string, string>): Omi
  */
 function servedRetestJson(): RawBuilder<string> {
   const text = (column: keyof RetestTable) => jsonString(sql.ref(`r.${column}`));
-  const encoded = sql`coalesce((select t.encoded from template_source t where t.hash = r.template_hash), '')`;
   return formatted([
     '{"matcher_status":',
     jsonFlag(sql.ref('r.matcher_status')),
@@ -270,7 +277,7 @@ function servedRetestJson(): RawBuilder<string> {
     ',"template_path":',
     text('template_path'),
     ',"template_encoded":',
-    jsonString(encoded),
+    jsonTemplateText('r'),
     ',"result_type":',
     text('result_type'),
     ',"vuln_status":',

@@ -20,6 +20,16 @@ export function jsonString(text: Expression): RawBuilder<string> {
 }
 
 /**
+ * `template_encoded` of the row read as `alias`: its template's text from `template_source` as a
+ * JSON string, `""` when it has none.
+ */
+export function jsonTemplateText(alias: string): RawBuilder<string> {
+  return jsonString(
+    sql`coalesce((select t.encoded from template_source t where t.hash = ${sql.ref(`${alias}.template_hash`)}), '')`,
+  );
+}
+
+/**
  * Epoch milliseconds as the JSON string `"2024-01-02T03:04:05.678Z"` (what `Date.toISOString` gives
  * for the years 0–9999), `""` for null. One `strftime`, whose `%f` gives the seconds with their
  * milliseconds: SQLite reads the fraction as whole milliseconds, before 1970 too (equal to
