@@ -6,6 +6,7 @@ import pg from 'pg';
 import { ChangeCounter, ChangeCountingDialect } from './changes.js';
 import { StoreMissingError, StoreUnavailableError } from './errors.js';
 import { describeLocation, type StoreLocation } from './location.js';
+import { preparingPool } from './prepared.js';
 import { ReadThreads, WorkerReadsDialect } from './reads.js';
 import type { Database } from './schema.js';
 
@@ -86,7 +87,7 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   // a query runs also emits `error` on the client. The query itself fails with that error.
   pool.on('connect', (client) => client.on('error', () => {}));
   const changes = new ChangeCounter();
-  const dialect = new ChangeCountingDialect(new PostgresDialect({ pool }), changes);
+  const dialect = new ChangeCountingDialect(new PostgresDialect({ pool: preparingPool(pool) }), changes);
   const db = new Kysely<Database>({ dialect });
   return { engine: 'postgres', pool, changes, db, reads: db };
 }

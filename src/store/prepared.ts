@@ -1,0 +1,103 @@
+import type {
+  PostgresCursorConstructor,
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryResult,
+} from 'kysely';
+import type pg from 'pg';
+
+/** SQLSTATE of "cached plan must not change result type": a prepared `select *` after its table changed. */
+const PLAN_CHANGED_RESULT = '0A000';
+
+/**
+ * Names for the statements the store runs again and again, so that each PostgreSQL connection
+ * parses and analyses a statement once and may keep its plan.
+ *
+ * node-postgres sends every query with values as an unnamed statement, which PostgreSQL parses,
+ * analyses and plans anew each time: for the API's listings that was more of the database's
+ * time than running them. A statement gets a name the second time its text is run (one-off
+ * texts such as migrations stay unnamed), and up to `limit` texts are named for the life of the
+ * process: named statements stay prepared on each connection until it closes, so the limit
+ * bounds what a connection holds. The texts are Kysely's, with values as parameters, so the
+ * store's shapes of queries are a few hundred at most.
+ */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+  private readonly seen = new Set<string>();
+  private issued = 0;
+
+  constructor(private readonly limit = 500) {}
+
+  /** The name to run `text` under, or undefined to run it unnamed. */
+  nameOf(text: string): string | undefined {
+    const name = this.names.get(text);
+    if (name !== undefined || this.names.size >= this.limit) return name;
+    if (!this.seen.has(text)) {
+      // Bounded like the names: past it, first uses are forgotten rather than kept forever.
+      if (this.seen.size >= this.limit * 4) this.seen.clear();
+      this.seen.add(text);
+      return undefined;
+    }
+    this.seen.delete(text);
+    const issued = `keyhole_${(this.issued++).toString(36)}`;
+    this.names.set(text, issued);
+    return issued;
+  }
+
+  /**
+   * Forgets `text`'s name after PostgreSQL refused to run it as prepared (its tables changed
+   * under it): its next run is parsed again under a new name on every connection.
+   */
+  retire(text: string): void {
+    this.names.delete(text);
+  }
+
+  get size(): number {
+    return this.names.size;
+  }
+}
+
+/**
+ * `pool` for Kysely's PostgreSQL dialect, its clients running each query under the name
+ * `names` gives its text (see {@link StatementNames}).
+ */
+export function preparingPool(pool: pg.Pool, names = new StatementNames()): PostgresPool {
+  const planningByValues = new WeakSet<pg.PoolClient>();
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      if (!planningByValues.has(client)) {
+        // Each run planned for its values, as an unnamed statement is: left to choose, PostgreSQL
+        // switched a search of scan names to a plan made without its term after five runs, and
+        // common terms took twice as long by it (measured). What a name saves is the parsing.
+        try {
+          await client.query('set plan_cache_mode = force_custom_plan');
+        } catch (error) {
+          client.release(error as Error);
+          throw error;
+        }
+        planningByValues.add(client);
+      }
+      return preparingClient(client, names);
+    },
+    end: () => pool.end(),
+  };
+}
+
+function preparingClient(client: pg.PoolClient, names: StatementNames): PostgresPoolClient {
+  const run = async <R>(text: string, values: readonly unknown[]): Promise<PostgresQueryResult<R>> => {
+    const name = names.nameOf(text);
+    if (name === undefined) return client.query(text, values as unknown[]) as never;
+    try {
+      return (await client.query({ name, text, values: values as unknown[] })) as never;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === PLAN_CHANGED_RESULT) names.retire(text);
+      throw error;
+    }
+  };
+  return {
+    query: ((query: string | InstanceType<PostgresCursorConstructor>, values?: readonly unknown[]) =>
+      typeof query === 'string' ? run(query, values ?? []) : client.query(query as never)) as never,
+    release: () => client.release(),
+  };
+}
