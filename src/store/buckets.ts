@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type QueryCreator, type RawBuilder, sql } from 'kysely';
 import type { Engine } from './location.js';
 import type { Database } from './schema.js';
 import { unplanned } from './unplanned.js';
@@ -62,6 +62,23 @@ export interface Place {
   readonly before: number | RawBuilder<number>;
   /** How many rows of that day and older to skip. */
   readonly skip: number | RawBuilder<number>;
+  /**
+   * PostgreSQL: the query of the common table `place` that `before` and `skip` read, which the
+   * page's query must define (see {@link withPlace}).
+   */
+  readonly table?: RawBuilder<Located>;
+}
+
+/**
+ * `db` to select a page from, defining the common table `place` when `place` reads one: its
+ * day is found once, where two subqueries would each sum a year of days again.
+ */
+export function withPlace(db: Kysely<Database>, place: Place | undefined): QueryCreator<Database> {
+  const table = place?.table;
+  if (table === undefined) return db;
+  // The table is read only by `before` and `skip`, raw expressions: the builder's type need not name it.
+  // Kysely writes a raw table's query as it is: the parentheses are the statement's.
+  return db.with('place', () => sql`(${table})`) as unknown as QueryCreator<Database>;
 }
 
 /**
@@ -70,9 +87,10 @@ export interface Place {
  * migration 0008); undefined when the team has no more rows than `offset`. Rows created after
  * that day cannot shift the answer, so it stays exact while new rows arrive.
  *
- * Each engine the cheaper way. PostgreSQL: expressions of the page's own query (a deep page is
- * one round trip; a query costs the server more to send than the sum over a year of days costs
- * PostgreSQL), with NULL for `before`, which no row passes, past the last row. SQLite: queries
+ * Each engine the cheaper way. PostgreSQL: expressions of the page's own query reading the common
+ * table `place` it defines (a deep page is one round trip; a query costs the server more to send
+ * than the sum over a year of days costs PostgreSQL), with NULL for `before`, which no row passes,
+ * past the last row. SQLite: queries
  * of their own giving the day and the rows newer than it, so the page's query, which the window
  * would be evaluated in once per bound, stays simple; the span of 32 days first, from the sums
  * migration 0020 keeps, then the day within it.
@@ -84,10 +102,10 @@ export async function locate(
   from: { table: BucketTableName } | { statuses: readonly string[] },
 ): Promise<Place | undefined> {
   if (conn.engine === 'postgres') {
-    const day = runningSum(dayCounts(teamId, from), offset);
     return {
-      before: sql<number>`(select bucket + ${BUCKET_MS} from (${day}) place)`,
-      skip: sql<number>`coalesce((select ${offset} - newer from (${day}) place), 0)`,
+      before: sql<number>`(select bucket + ${BUCKET_MS} from place)`,
+      skip: sql<number>`coalesce((select ${offset} - newer from place), 0)`,
+      table: runningSum(dayCounts(teamId, from), offset),
     };
   }
   // Queries of their own: on a read thread, a year of day counts would cross to the main thread

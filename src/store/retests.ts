@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ResultEvent } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import { countRow, DEEP_OFFSET, locate, withPlace } from './buckets.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
@@ -185,17 +185,18 @@ export class Retests {
   async pageIds(teamId: string, query: PageQuery) {
     // One plan, so on SQLite the values are kept from the planner (see `unplanned`).
     const engine = this.conn.engine;
-    const ids = this.reads
+    const deep = query.offset >= DEEP_OFFSET;
+    const place = deep
+      ? await locate({ engine, db: this.reads }, teamId, query.offset, { table: 'retest_bucket' })
+      : undefined;
+    const ids = withPlace(this.reads, place)
       .selectFrom('retest')
       .select('id')
       .where('team_id', '=', unplannedOn(engine, teamId))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(unplannedOn(engine, query.limit));
-    if (query.offset < DEEP_OFFSET) return ids.offset(unplannedOn(engine, query.offset));
-    const place = await locate({ engine: this.conn.engine, db: this.reads }, teamId, query.offset, {
-      table: 'retest_bucket',
-    });
+    if (!deep) return ids.offset(unplannedOn(engine, query.offset));
     // Past the last row: an empty page.
     if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
     const { before, skip } = place;

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate } from './buckets.js';
+import { countRow, DEEP_OFFSET, locate, withPlace } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
@@ -375,16 +375,22 @@ export class Scans {
     // from the planner (see `unplanned`); filtered and sorted listings are planned by their values.
     const fixedPlan = this.conn.engine === 'sqlite' && byCreation && statuses.length === 0;
     const value = <T extends string | number>(v: T) => (fixedPlan ? unplanned(v) : v);
-    let ids = this.reads.selectFrom('scan').select('id').where('team_id', '=', value(teamId));
+    const place =
+      byCreation && query.offset >= DEEP_OFFSET
+        ? await locate(
+            { engine: this.conn.engine, db: this.reads },
+            teamId,
+            query.offset,
+            statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
+          )
+        : null;
+    if (place === undefined) return undefined;
+    let ids = withPlace(this.reads, place ?? undefined)
+      .selectFrom('scan')
+      .select('id')
+      .where('team_id', '=', value(teamId));
     let offset: number | RawBuilder<number> = query.offset;
-    if (byCreation && query.offset >= DEEP_OFFSET) {
-      const place = await locate(
-        { engine: this.conn.engine, db: this.reads },
-        teamId,
-        query.offset,
-        statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
-      );
-      if (place === undefined) return undefined;
+    if (place !== null) {
       ids = ids.where(
         'created_at',
         '<',
