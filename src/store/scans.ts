@@ -10,7 +10,7 @@ import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, Templat
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
-import { type Span, scanNameContains, searchSpans } from './search.js';
+import { nameContains, type Span, scanNameContains, searchSpans } from './search.js';
 import { servedScanJson } from './served-scans.js';
 import { bytesOf, compiledOnce, pageOf, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
@@ -357,14 +357,52 @@ export class Scans {
     if (term === '') return this.listingIds(teamId, query);
     const spans = await searchSpans({ engine: this.conn.engine, db: this.reads }, teamId, term);
     if (spans?.length === 0) return undefined;
-    // Sorted by another field, a search's matches are all read and sorted anyway. On
-    // PostgreSQL a query costs a round trip and a plan, and its planner reads a rare term's
-    // few matches by the trigram index: one query, within the newest and oldest spans.
-    if (spans === undefined || (query.sort?.length ?? 0) > 0 || this.conn.engine === 'postgres') {
+    // Sorted by another field, a search's matches are all read and sorted anyway.
+    if (spans === undefined || (query.sort?.length ?? 0) > 0) {
       const bounded = spans === undefined ? undefined : { from: spans.at(-1)!.from, to: spans[0]!.to };
       return this.listingIds(teamId, query, bounded);
     }
+    if (this.conn.engine === 'postgres') return this.spansWalked(teamId, query, spans);
     return this.searchIds(teamId, query, spans);
+  }
+
+  /**
+   * PostgreSQL: the ids of a page of a search as one query that walks each span newest first
+   * (a lateral subquery per span, in order) for the matches the page needs, comparing names by
+   * `strpos`. Left to choose, its planner read a rare term by the trigram index, whose lists
+   * for common trigrams (`sca`, `an `: every name) it decodes whole: `scan 99999` took 33 ms
+   * that way and 2 ms walking its three spans, and every term of the bench was faster walked
+   * (measured). The spans are bound as two arrays: one statement for any number of them.
+   */
+  private spansWalked(teamId: string, query: ScanQuery, spans: readonly Span[]) {
+    const statuses = query.statuses ?? [];
+    const wanted = query.offset + query.limit;
+    const froms = spans.map((span) => span.from);
+    const tos = spans.map((span) => span.to);
+    const table = sql<{ since: number; until: number; ord: number }>`(select * from
+      unnest(${froms}::bigint[], ${tos}::bigint[]) with ordinality as spans(since, until, ord))`;
+    return this.reads
+      .selectFrom(table.as('spans'))
+      .innerJoinLateral(
+        (eb) => {
+          let matches = eb
+            .selectFrom('scan')
+            .select(['id', 'created_at'])
+            .where('team_id', '=', teamId)
+            .whereRef('created_at', '>=', 'spans.since')
+            .whereRef('created_at', '<', 'spans.until')
+            .where(nameContains(this.conn.engine, query.search ?? ''));
+          if (statuses.length > 0) matches = matches.where('status', 'in', statuses);
+          return matches.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(wanted).as('found');
+        },
+        (join) => join.onTrue(),
+      )
+      .select('found.id')
+      .orderBy('spans.ord')
+      .orderBy('found.created_at', 'desc')
+      .orderBy('found.id', 'desc')
+      .limit(query.limit)
+      .offset(query.offset);
   }
 
   /** The ids of a page of a listing not searched, or searched and sorted (by creation by default). */
