@@ -385,18 +385,21 @@ export class FindingPages {
       const templates = JSON.parse(row?.templates ?? '[]') as string[];
       return { total, candidates: { targets, templates } };
     }
-    // The total is summed over every group before the limit; past the limit the pairs are not needed.
-    const rows = await query
-      .select(['target', 'template_id'])
-      .select(sql<number | string>`sum(sum(n)) over ()`.as('total'))
-      .groupBy(['target', 'template_id'])
-      .having(sql`sum(n)`, '>', 0)
-      .limit(this.searchCandidates + 1)
-      .execute();
-    const total = Number(rows[0]?.total ?? 0);
+    // One pass over the matching rows, not grouped: grouped by target and template, PostgreSQL
+    // read them in the order of the key, by the index (15 ms for a term every row holds, 10 ms
+    // this way, measured). The targets and templates are sent only when they are few.
+    const few = sql`sum(n) <= ${this.searchCandidates}`;
+    const whenFew = (column: 'target' | 'template_id') =>
+      sql<string[] | null>`case when ${few} then array_agg(${sql.ref(column)}) filter (where n > 0) end`;
+    const row = await query
+      .select(sql<number | string | null>`sum(n)`.as('total'))
+      .select(whenFew('target').as('targets'))
+      .select(whenFew('template_id').as('templates'))
+      .executeTakeFirst();
+    const total = Number(row?.total ?? 0);
     if (total > this.searchCandidates) return { total };
-    const targets = [...new Set(rows.map((row) => row.target))];
-    const templates = [...new Set(rows.map((row) => row.template_id))];
+    const targets = [...new Set(row?.targets ?? [])];
+    const templates = [...new Set(row?.templates ?? [])];
     return { total, candidates: { targets, templates } };
   }
 
