@@ -11,11 +11,11 @@ const PLAN_CHANGED_RESULT = '0A000';
 
 /**
  * Names for the statements the store runs again and again, so that each PostgreSQL connection
- * parses and analyses a statement once and may keep its plan.
+ * parses and analyses a statement once (each run is still planned for its values: see
+ * {@link preparingPool}).
  *
- * node-postgres sends every query with values as an unnamed statement, which PostgreSQL parses,
- * analyses and plans anew each time: for the API's listings that was more of the database's
- * time than running them. A statement gets a name the second time its text is run (one-off
+ * node-postgres sends every query with values as an unnamed statement, which PostgreSQL parses
+ * and analyses anew each time. A statement gets a name the second time its text is run (one-off
  * texts such as migrations stay unnamed), and up to `limit` texts are named for the life of the
  * process: named statements stay prepared on each connection until it closes, so the limit
  * bounds what a connection holds. The texts are Kysely's, with values as parameters, so the

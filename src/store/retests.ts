@@ -171,7 +171,7 @@ export class Retests {
    * served events: {@link served} makes them.
    */
   async servedPage(teamId: string, query: PageQuery): Promise<Buffer | undefined> {
-    // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
+    // PostgreSQL plans every run anew: there the rows cost less (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
     const ids = (await (await this.pageIds(teamId, query)).execute()).map((row) => row.id);
     const item = compiledOnce(this.reads, 'retest', servedRetestJson);

@@ -329,7 +329,7 @@ export class Scans {
     query: ScanQuery,
     now: number,
   ): Promise<{ json: Buffer; live: boolean } | undefined> {
-    // PostgreSQL parses and plans every query anew: there the rows cost less (see served-sql.ts).
+    // PostgreSQL plans every run anew: there the rows cost less (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
     const selected = await this.pageIds(teamId, query);
     const ids =
