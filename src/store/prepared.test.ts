@@ -33,6 +33,26 @@ describe('statement names', () => {
     expect(names.nameOf('a')).toBeDefined();
   });
 
+  it('names no text longer than a statement the store repeats', () => {
+    const names = new StatementNames();
+    const bulk = `insert into thing values ${Array.from({ length: 3_000 }, (_, i) => `($${i + 1})`).join(', ')}`;
+    names.nameOf(bulk);
+    expect(names.nameOf(bulk)).toBeUndefined();
+  });
+
+  it('names nothing once disabled', () => {
+    const names = new StatementNames();
+    names.nameOf('select 1');
+    names.nameOf('select 1');
+    names.disable();
+    names.nameOf('select 2');
+    expect([names.nameOf('select 1'), names.nameOf('select 2'), names.size]).toEqual([
+      undefined,
+      undefined,
+      0,
+    ]);
+  });
+
   it('names a retired text anew', () => {
     const names = new StatementNames();
     names.nameOf('select 1');
@@ -100,5 +120,20 @@ describe('queries through a preparing pool, on PostgreSQL', () => {
       return [await read(), await read(), await read()];
     });
     expect(labels).toEqual([[{ label: 'two' }], [{ label: 'two' }], [{ label: 'two' }]]);
+    expect(await prepared()).toContain('select "label" from "thing" where "id" = $1');
+  });
+
+  it('runs every statement unnamed once the server lost one it had prepared', async () => {
+    const readTwo = () => db.selectFrom('thing').select('label').where('id', '>', 1).execute();
+    await readTwo();
+    await readTwo();
+    expect(await prepared()).toContain('select "label" from "thing" where "id" > $1');
+    // What a pooler handing out another server connection does to the statements prepared.
+    await sql`deallocate all`.execute(db);
+    await expect(readTwo()).rejects.toMatchObject({ code: '26000' });
+    expect(await readTwo()).toEqual([{ label: 'two' }]);
+    expect(await readTwo()).toEqual([{ label: 'two' }]);
+    expect(await prepared()).toEqual([]);
+    expect(names.size).toBe(0);
   });
 });

@@ -10,6 +10,16 @@ import type pg from 'pg';
 const PLAN_CHANGED_RESULT = '0A000';
 
 /**
+ * SQLSTATE of "prepared statement … does not exist": the server lost what this connection had
+ * prepared, as behind a pooler that hands each transaction another server connection
+ * (PgBouncer's transaction mode before 1.21).
+ */
+const STATEMENT_GONE = '26000';
+
+/** Longer texts (bulk inserts of many rows) always run unnamed: they are not the repeated reads. */
+const LONGEST_NAMED = 16_384;
+
+/**
  * Names for the statements the store runs again and again, so that each PostgreSQL connection
  * parses and analyses a statement once (each run is still planned for its values: see
  * {@link preparingPool}).
@@ -25,11 +35,13 @@ export class StatementNames {
   private readonly names = new Map<string, string>();
   private readonly seen = new Set<string>();
   private issued = 0;
+  private disabled = false;
 
   constructor(private readonly limit = 500) {}
 
   /** The name to run `text` under, or undefined to run it unnamed. */
   nameOf(text: string): string | undefined {
+    if (this.disabled || text.length > LONGEST_NAMED) return undefined;
     const name = this.names.get(text);
     if (name !== undefined || this.names.size >= this.limit) return name;
     if (!this.seen.has(text)) {
@@ -50,6 +62,13 @@ export class StatementNames {
    */
   retire(text: string): void {
     this.names.delete(text);
+  }
+
+  /** Runs every statement unnamed from now on: the server does not keep what was prepared. */
+  disable(): void {
+    this.disabled = true;
+    this.names.clear();
+    this.seen.clear();
   }
 
   get size(): number {
@@ -91,7 +110,9 @@ function preparingClient(client: pg.PoolClient, names: StatementNames): Postgres
     try {
       return (await client.query({ name, text, values: values as unknown[] })) as never;
     } catch (error) {
-      if ((error as { code?: unknown }).code === PLAN_CHANGED_RESULT) names.retire(text);
+      const code = (error as { code?: unknown }).code;
+      if (code === PLAN_CHANGED_RESULT) names.retire(text);
+      if (code === STATEMENT_GONE) names.disable();
       throw error;
     }
   };
