@@ -16,6 +16,9 @@ const PLAN_CHANGED_RESULT = '0A000';
  */
 const STATEMENT_GONE = '26000';
 
+/** SQLSTATE of "unrecognized configuration parameter". */
+const UNKNOWN_SETTING = '42704';
+
 /** Longer texts (bulk inserts of many rows) always run unnamed: they are not the repeated reads. */
 const LONGEST_NAMED = 16_384;
 
@@ -92,8 +95,12 @@ export function preparingPool(pool: pg.Pool, names = new StatementNames()): Post
         try {
           await client.query('set plan_cache_mode = force_custom_plan');
         } catch (error) {
-          client.release(error as Error);
-          throw error;
+          // A server before PostgreSQL 12 has no such setting: there every statement runs unnamed.
+          if ((error as { code?: unknown }).code !== UNKNOWN_SETTING) {
+            client.release(error as Error);
+            throw error;
+          }
+          names.disable();
         }
         planningByValues.add(client);
       }
