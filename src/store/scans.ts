@@ -413,22 +413,23 @@ export class Scans {
     // from the planner (see `unplanned`); filtered and sorted listings are planned by their values.
     const fixedPlan = this.conn.engine === 'sqlite' && byCreation && statuses.length === 0;
     const value = <T extends string | number>(v: T) => (fixedPlan ? unplanned(v) : v);
-    const place =
-      byCreation && query.offset >= DEEP_OFFSET
-        ? await locate(
-            { engine: this.conn.engine, db: this.reads },
-            teamId,
-            query.offset,
-            statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
-          )
-        : null;
-    if (place === undefined) return undefined;
-    let ids = withPlace(this.reads, place ?? undefined)
+    const deep = byCreation && query.offset >= DEEP_OFFSET;
+    const place = deep
+      ? await locate(
+          { engine: this.conn.engine, db: this.reads },
+          teamId,
+          query.offset,
+          statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
+        )
+      : undefined;
+    // Past the last scan: an empty page.
+    if (deep && place === undefined) return undefined;
+    let ids = withPlace(this.reads, place)
       .selectFrom('scan')
       .select('id')
       .where('team_id', '=', value(teamId));
     let offset: number | RawBuilder<number> = query.offset;
-    if (place !== null) {
+    if (place !== undefined) {
       ids = ids.where(
         'created_at',
         '<',
