@@ -114,7 +114,7 @@ describe('the findings page SQLite writes', () => {
 });
 
 describe('the findings page on PostgreSQL', () => {
-  it('is left to the API to render from the findings read, as PostgreSQL parses and plans each query anew', async () => {
+  it('is left to the API to render from the findings read, as PostgreSQL plans each run anew', async () => {
     const database = await postgresTestDatabase();
     const store = await openStore(database.location);
     try {

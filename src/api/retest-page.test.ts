@@ -88,7 +88,7 @@ describe('the retest page SQLite writes', () => {
 });
 
 describe('the retest page on PostgreSQL', () => {
-  it('is left to the API to render from the results read, as PostgreSQL parses and plans each query anew', async () => {
+  it('is left to the API to render from the results read, as PostgreSQL plans each run anew', async () => {
     const database = await postgresTestDatabase();
     const store = await openStore(database.location);
     try {

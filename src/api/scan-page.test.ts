@@ -232,7 +232,7 @@ describe('the scans page SQLite writes', () => {
 });
 
 describe('the scans page on PostgreSQL', () => {
-  it('is left to the API to render from the scans read, as PostgreSQL parses and plans each query anew', async () => {
+  it('is left to the API to render from the scans read, as PostgreSQL plans each run anew', async () => {
     const database = await postgresTestDatabase();
     const store = await openStore(database.location);
     try {

@@ -11,7 +11,10 @@ import { ReadThreads, WorkerReadsDialect } from './reads.js';
 import type { Database } from './schema.js';
 
 export interface ConnectOptions {
-  /** PostgreSQL: the most connections the pool opens (default 10). */
+  /**
+   * PostgreSQL: the most connections each of the two pools opens (default 10): one for writes
+   * and the reads within them, one for the listings (`reads`), opened as they are used.
+   */
   readonly poolSize?: number;
   /** Called with errors of idle PostgreSQL connections, which have no request to fail. */
   readonly onIdleError?: (error: Error) => void;
@@ -30,7 +33,8 @@ export interface ConnectOptions {
 /**
  * An open connection to one engine; `sqlite` is the raw handle, for bulk work the query builder
  * slows. `reads` runs the API's listing queries: on a SQLite file in WAL mode, on read threads
- * (see reads.ts), seeing every write committed through `db` before the query; elsewhere it is
+ * (see reads.ts), seeing every write committed through `db` before the query; on PostgreSQL, on
+ * connections of their own with their statements prepared (see prepared.ts); elsewhere it is
  * `db`. It begins no transactions: writes, and reads within a write's transaction, use `db`.
  */
 export type Connection =
@@ -67,8 +71,22 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
       : db;
     return { engine: 'sqlite', sqlite, db, reads };
   }
+  const pool = openPool(location.url, options);
+  const changes = new ChangeCounter();
+  const dialect = new ChangeCountingDialect(new PostgresDialect({ pool }), changes);
+  const db = new Kysely<Database>({ dialect });
+  // The listings run on a pool of their own, their statements prepared (see prepared.ts). Not the
+  // writes: `plan_cache_mode` is a connection's setting, and forced on the writes' connections it
+  // made PL/pgSQL plan its triggers' statements again for every row (imports 30 % slower, measured).
+  const reads = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: preparingPool(openPool(location.url, options)) }),
+  });
+  return { engine: 'postgres', pool, changes, db, reads };
+}
+
+function openPool(url: string, options: ConnectOptions): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: location.url,
+    connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
@@ -86,10 +104,7 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   // The same for a connection in use: the pool listens only while a client is idle, and a cut while
   // a query runs also emits `error` on the client. The query itself fails with that error.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const changes = new ChangeCounter();
-  const dialect = new ChangeCountingDialect(new PostgresDialect({ pool: preparingPool(pool) }), changes);
-  const db = new Kysely<Database>({ dialect });
-  return { engine: 'postgres', pool, changes, db, reads: db };
+  return pool;
 }
 
 function openSqlite(
