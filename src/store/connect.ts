@@ -6,14 +6,15 @@ import pg from 'pg';
 import { ChangeCounter, ChangeCountingDialect } from './changes.js';
 import { StoreMissingError, StoreUnavailableError } from './errors.js';
 import { describeLocation, type StoreLocation } from './location.js';
-import { preparingPool } from './prepared.js';
+import { type Planning, preparingPool } from './prepared.js';
 import { ReadThreads, WorkerReadsDialect } from './reads.js';
 import type { Database } from './schema.js';
 
 export interface ConnectOptions {
   /**
-   * PostgreSQL: the most connections each of the two pools opens (default 10): one for writes
-   * and the reads within them, one for the listings (`reads`), opened as they are used.
+   * PostgreSQL: the most connections each of the three pools opens (default 10): one for writes
+   * and the reads within them, two for the listings (`reads` and `readsPlannedOnce`), opened as
+   * they are used.
    */
   readonly poolSize?: number;
   /** Called with errors of idle PostgreSQL connections, which have no request to fail. */
@@ -36,18 +37,23 @@ export interface ConnectOptions {
  * (see reads.ts), seeing every write committed through `db` before the query; on PostgreSQL, on
  * connections of their own with their statements prepared (see prepared.ts); elsewhere it is
  * `db`. It begins no transactions: writes, and reads within a write's transaction, use `db`.
+ * `readsPlannedOnce` runs the listings that have one plan whatever their values (one key range of
+ * one index, a page's rows by id): on PostgreSQL on connections that plan each statement once
+ * rather than for every run; elsewhere it is `reads`.
  */
 export type Connection =
   | {
       readonly engine: 'sqlite';
       readonly db: Kysely<Database>;
       readonly reads: Kysely<Database>;
+      readonly readsPlannedOnce: Kysely<Database>;
       readonly sqlite: SqliteDatabase.Database;
     }
   | {
       readonly engine: 'postgres';
       readonly db: Kysely<Database>;
       readonly reads: Kysely<Database>;
+      readonly readsPlannedOnce: Kysely<Database>;
       readonly pool: pg.Pool;
       /** Bumped after each write committed through `db` (see `Store.changeToken`). */
       readonly changes: ChangeCounter;
@@ -69,7 +75,7 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
     const reads = threaded
       ? new Kysely<Database>({ dialect: new WorkerReadsDialect(new ReadThreads(location.path, threads, db)) })
       : db;
-    return { engine: 'sqlite', sqlite, db, reads };
+    return { engine: 'sqlite', sqlite, db, reads, readsPlannedOnce: reads };
   }
   const pool = openPool(location.url, options);
   const changes = new ChangeCounter();
@@ -78,10 +84,13 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   // The listings run on a pool of their own, their statements prepared (see prepared.ts). Not the
   // writes: `plan_cache_mode` is a connection's setting, and forced on the writes' connections it
   // made PL/pgSQL plan its triggers' statements again for every row (imports 30 % slower, measured).
-  const reads = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: preparingPool(openPool(location.url, options)) }),
-  });
-  return { engine: 'postgres', pool, changes, db, reads };
+  const readsOn = (planning: Planning) =>
+    new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: preparingPool(openPool(location.url, options), planning) }),
+    });
+  const reads = readsOn('each run');
+  const readsPlannedOnce = readsOn('once');
+  return { engine: 'postgres', pool, changes, db, reads, readsPlannedOnce };
 }
 
 function openPool(url: string, options: ConnectOptions): pg.Pool {

@@ -5,6 +5,7 @@ import { findingColumnsOf, findingsOf } from './findings.js';
 import { leastIdAt } from './id.js';
 import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
+import { idAmong } from './page-rows.js';
 import type { Database, FindingTable } from './schema.js';
 import { servedFindingFields } from './served-event.js';
 import {
@@ -104,6 +105,30 @@ export class FindingPages {
     return this.conn.reads;
   }
 
+  /**
+   * Where a page's query runs: a filter the id buckets place (the team's findings, by severity
+   * and status) is one range of the team's index whatever the page, so planned once; a search's
+   * or a scan's pages are planned for their values.
+   */
+  private pagesOf(filter: TeamFindingFilter): Kysely<Database> {
+    return countedByBucket(filter) ? this.conn.readsPlannedOnce : this.db;
+  }
+
+  /** The query of a page's findings: what {@link list} runs, and whose plan tests check. */
+  async pageRows(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+    counted?: Counted,
+  ) {
+    const ids = await this.pageIds(teamId, filter, window, counted);
+    return this.pagesOf(filter)
+      .selectFrom('finding')
+      .selectAll()
+      .where(idAmong(this.conn.engine, ids))
+      .orderBy('id', 'desc');
+  }
+
   async list(
     teamId: string,
     filter: TeamFindingFilter,
@@ -112,13 +137,7 @@ export class FindingPages {
     // Deferred join: the window is found on the narrow index (the skipped entries' events, the
     // bulk of a row, are never read), then only its rows are.
     const counted = await this.counts(teamId, filter, window);
-    const ids = await this.pageIds(teamId, filter, window, counted);
-    const rows = await this.db
-      .selectFrom('finding')
-      .selectAll()
-      .where('id', 'in', ids)
-      .orderBy('id', 'desc')
-      .execute();
+    const rows = await (await this.pageRows(teamId, filter, window, counted)).execute();
     return {
       findings: await findingsOf(this.db, rows),
       total: counted?.total ?? (await this.count(teamId, filter)),
@@ -135,9 +154,8 @@ export class FindingPages {
     window: { offset: number; limit: number },
   ): Promise<ServedFindingPage> {
     const counted = await this.counts(teamId, filter, window);
-    const ids = await this.pageIds(teamId, filter, window, counted);
-    const rows = await this.db
-      .selectFrom('finding')
+    const rows = await (await this.pageRows(teamId, filter, window, counted))
+      .clearSelect()
       .select([
         'id',
         'team_id',
@@ -155,8 +173,6 @@ export class FindingPages {
         'updated_at',
       ])
       .select(sql<string | null>`case when served_fields is null then event end`.as('event'))
-      .where('id', 'in', ids)
-      .orderBy('id', 'desc')
       .execute();
     const sources = await loadSources(
       this.db,
@@ -300,7 +316,7 @@ export class FindingPages {
     teamId: string,
     filter: TeamFindingFilter,
   ): Promise<readonly { bucket: string; n: number | string }[]> {
-    const counts = this.counted(teamId, filter)
+    const counts = this.counted(teamId, filter, this.pagesOf(filter))
       .select(['bucket', (eb) => eb.fn.sum<number | string>('n').as('n')])
       .groupBy('bucket');
     if (this.conn.engine === 'postgres') return counts.orderBy('bucket', 'desc').execute();
@@ -314,8 +330,8 @@ export class FindingPages {
   }
 
   /** The rows of `finding_bucket` a filter without search, age or scan counts. */
-  private counted(teamId: string, filter: TeamFindingFilter) {
-    let query = this.db.selectFrom('finding_bucket').where('team_id', '=', teamId);
+  private counted(teamId: string, filter: TeamFindingFilter, db = this.db) {
+    let query = db.selectFrom('finding_bucket').where('team_id', '=', teamId);
     if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
     if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
     return query;

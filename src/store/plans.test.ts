@@ -152,13 +152,46 @@ describe('listing plans on PostgreSQL', () => {
     await database?.drop();
   });
 
+  /** A parameter's value as an SQL literal (an array as an array literal). */
+  function literal(value: unknown): string {
+    const text = Array.isArray(value)
+      ? `{${value.map((item) => `"${String(item)}"`).join(',')}}`
+      : String(value);
+    return `'${text.replaceAll("'", "''")}'`;
+  }
+
   async function read(query: Compilable | undefined): Promise<number> {
     if (query === undefined) return 0;
     const { sql: text, parameters } = query.compile();
     const result = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>`explain (analyze, format json) ${sql.raw(
-      text.replace(/\$(\d+)/g, (_, n) => `'${String(parameters[Number(n) - 1]).replaceAll("'", "''")}'`),
+      text.replace(/\$(\d+)/g, (_, n) => literal(parameters[Number(n) - 1])),
     )}`.execute(store.connection.db);
     return rowsRead(result.rows[0]!['QUERY PLAN'][0].Plan);
+  }
+
+  /**
+   * Rows read by `query` planned once for any values, as `Connection.readsPlannedOnce` runs it:
+   * prepared with its parameters, and its generic plan run with the values.
+   */
+  async function readPlannedOnce(query: Compilable | undefined): Promise<number> {
+    if (query === undefined) return 0;
+    const { sql: text, parameters } = query.compile();
+    const values = parameters.map(literal);
+    return store.connection.db.connection().execute(async (db) => {
+      await sql`set plan_cache_mode = force_generic_plan`.execute(db);
+      await sql.raw(`prepare planned_once as ${text}`).execute(db);
+      try {
+        const result = await sql<{
+          'QUERY PLAN': [{ Plan: PlanNode }];
+        }>`explain (analyze, format json) ${sql.raw(
+          `execute planned_once${values.length === 0 ? '' : `(${values.join(', ')})`}`,
+        )}`.execute(db);
+        return rowsRead(result.rows[0]!['QUERY PLAN'][0].Plan);
+      } finally {
+        await sql`deallocate planned_once`.execute(db);
+        await sql`reset plan_cache_mode`.execute(db);
+      }
+    });
   }
 
   // A day holds ROWS / DAYS = 500 rows: a page at any offset reads at most its own day and the next.
@@ -187,6 +220,32 @@ describe('listing plans on PostgreSQL', () => {
     }
   });
 
+  it('reads about a page of rows for a page of /v1/scans planned once, at any offset', async () => {
+    for (const offset of [0, 2_000, ROWS / 2, ROWS - LIMIT]) {
+      const rows = await store.scans.pageRows(team, { offset, limit: LIMIT });
+      // The page's ids, then its rows by id.
+      expect(await readPlannedOnce(rows), `offset ${offset}`).toBeLessThanOrEqual(BOUND + LIMIT);
+    }
+  });
+
+  it('reads about a page of rows for a page of /v1/retest planned once, at any offset', async () => {
+    for (const offset of [0, 2_000, ROWS / 2, ROWS - LIMIT]) {
+      const rows = await store.retests.pageRows(team, { offset, limit: LIMIT });
+      expect(await readPlannedOnce(rows), `offset ${offset}`).toBeLessThanOrEqual(BOUND + LIMIT);
+    }
+  });
+
+  it.each(['scan 1', 'scan 29999', 'scan 2999', 'scan', 'no such scan'])(
+    'reads no more for a search of %s planned once than planned for its values',
+    async (search) => {
+      for (const offset of [0, 200]) {
+        const rows = await store.scans.pageRows(team, { offset, limit: LIMIT, search });
+        const [once, each] = [await readPlannedOnce(rows), await read(rows)];
+        expect(once, `offset ${offset}`).toBeLessThanOrEqual(each);
+      }
+    },
+  );
+
   // The findings of an id bucket, and the share of them a filter keeps.
   const PER_ID_BUCKET = Math.ceil((ROWS * ID_BUCKET_MS) / (DAYS * BUCKET_MS));
 
@@ -203,6 +262,10 @@ describe('listing plans on PostgreSQL', () => {
       for (const offset of [0, 2_000, Math.floor(total / 2), total - LIMIT]) {
         const ids = await store.findingPages.pageIds(team, filter, { offset, limit: LIMIT });
         expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(bound);
+        const rows = await store.findingPages.pageRows(team, filter, { offset, limit: LIMIT });
+        expect(await readPlannedOnce(rows), `planned once, offset ${offset}`).toBeLessThanOrEqual(
+          bound + LIMIT,
+        );
       }
     },
   );

@@ -75,7 +75,7 @@ describe('queries through a preparing pool, on PostgreSQL', () => {
     database = await postgresTestDatabase();
     if (database.location.engine !== 'postgres') throw new Error('expected PostgreSQL');
     pool = new pg.Pool({ connectionString: database.location.url, max: 1 });
-    db = new Kysely({ dialect: new PostgresDialect({ pool: preparingPool(pool, names) }) });
+    db = new Kysely({ dialect: new PostgresDialect({ pool: preparingPool(pool, 'each run', names) }) });
     await sql`create table thing (id integer primary key, label text not null)`.execute(db);
     await sql`insert into thing values (1, 'one'), (2, 'two')`.execute(db);
   });
@@ -89,6 +89,15 @@ describe('queries through a preparing pool, on PostgreSQL', () => {
     (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map(
       (row) => row.statement,
     );
+
+  /** How many times PostgreSQL planned the statement prepared from `text` for any values, and for a run's. */
+  const plansOf = async (text: string, on: typeof db = db) => {
+    const { rows } = await sql<{ generic: string; custom: string }>`select generic_plans as generic,
+      custom_plans as custom from pg_prepared_statements where statement = ${text}`.execute(on);
+    return rows.length === 0
+      ? undefined
+      : { generic: Number(rows[0]!.generic), custom: Number(rows[0]!.custom) };
+  };
 
   it('runs a repeated query as a statement prepared on the connection, with each run its values', async () => {
     expect(await byId(1)).toEqual([{ id: 1, label: 'one' }]);
@@ -112,6 +121,35 @@ describe('queries through a preparing pool, on PostgreSQL', () => {
       [1, 2, 3].map(() => sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(db)),
     );
     expect(modes.map((mode) => mode.rows[0]?.plan_cache_mode)).toEqual(Array(3).fill('force_custom_plan'));
+    const byLabel = (label: string) =>
+      db.selectFrom('thing').select('id').where('label', '=', label).execute();
+    for (const label of ['one', 'two', 'one', 'two', 'one', 'two', 'one']) await byLabel(label);
+    expect(await plansOf('select "id" from "thing" where "label" = $1')).toEqual({ generic: 0, custom: 6 });
+  });
+
+  it('plans a statement once on a pool that plans once, whatever its values', async () => {
+    if (database.location.engine !== 'postgres') throw new Error('expected PostgreSQL');
+    const once = new Kysely<{ thing: { id: number; label: string } }>({
+      dialect: new PostgresDialect({
+        pool: preparingPool(new pg.Pool({ connectionString: database.location.url, max: 1 }), 'once'),
+      }),
+    });
+    try {
+      const byLabel = (label: string) =>
+        once.selectFrom('thing').select('id').where('label', '<>', label).orderBy('id').execute();
+      for (const label of ['one', 'two', 'one', 'two', 'one']) await byLabel(label);
+      expect(await byLabel('two')).toEqual([{ id: 1 }]);
+      expect(await byLabel('one')).toEqual([{ id: 2 }]);
+      const mode = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(once);
+      expect(mode.rows[0]?.plan_cache_mode).toBe('force_generic_plan');
+      // The first run is unnamed; the six after it run the one plan made at the first of them.
+      expect(await plansOf('select "id" from "thing" where "label" <> $1 order by "id"', once)).toEqual({
+        generic: 6,
+        custom: 0,
+      });
+    } finally {
+      await once.destroy();
+    }
   });
 
   it('runs queries in a transaction on the same prepared statements', async () => {

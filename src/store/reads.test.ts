@@ -234,23 +234,29 @@ describe('reads', () => {
     }
   });
 
-  it('are connections of their own on PostgreSQL, planned for each run, that see a write at once', async () => {
+  it('are connections of their own on PostgreSQL, planned for each run or once, that see a write at once', async () => {
     const database = await ENGINES[1].create();
     const store = await openStore(database.location);
     try {
-      const { db, reads } = store.connection;
-      expect(reads).not.toBe(db);
+      const { db, reads, readsPlannedOnce } = store.connection;
+      expect(new Set([db, reads, readsPlannedOnce]).size).toBe(3);
       const mode = async (on: typeof db) =>
         (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(on)).rows[0]?.plan_cache_mode;
       // The writes' connections keep the server's setting: their triggers' plans are reused.
-      expect([await mode(reads), await mode(db)]).toEqual(['force_custom_plan', 'auto']);
+      expect([await mode(reads), await mode(readsPlannedOnce), await mode(db)]).toEqual([
+        'force_custom_plan',
+        'force_generic_plan',
+        'auto',
+      ]);
       const team = await store.teams.ensure('written just now');
-      const read = await reads
-        .selectFrom('team')
-        .select('id')
-        .where('name', '=', 'written just now')
-        .execute();
-      expect(read).toEqual([{ id: team.id }]);
+      for (const on of [reads, readsPlannedOnce]) {
+        const read = await on
+          .selectFrom('team')
+          .select('id')
+          .where('name', '=', 'written just now')
+          .execute();
+        expect(read).toEqual([{ id: team.id }]);
+      }
     } finally {
       await store.close();
       await database.drop();

@@ -5,6 +5,7 @@ import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
+import { idAmong } from './page-rows.js';
 import type { Database, RetestTable } from './schema.js';
 import { servedEventsJson } from './served-event.js';
 import {
@@ -56,6 +57,11 @@ export class Retests {
   /** The API's listings read through `reads` (see `Connection.reads`). */
   private get reads(): Kysely<Database> {
     return this.conn.reads;
+  }
+
+  /** A page's query has one plan whatever the page (see {@link pageIds}): planned once. */
+  private get pages(): Kysely<Database> {
+    return this.conn.readsPlannedOnce;
   }
 
   /** Records a retest of a finding and moves the finding's status (see {@link statusAfterRetest}), in one transaction. */
@@ -110,15 +116,19 @@ export class Retests {
     return result!;
   }
 
-  /** The team's retest results, newest first (created_at desc, id desc). */
-  async list(teamId: string, query: PageQuery): Promise<RetestResult[]> {
-    const rows = await this.reads
+  /** The query of a page's results: what {@link list} runs, and whose plan tests check. */
+  async pageRows(teamId: string, query: PageQuery) {
+    return this.pages
       .selectFrom('retest')
       .selectAll()
-      .where('id', 'in', await this.pageIds(teamId, query))
+      .where(idAmong(this.conn.engine, await this.pageIds(teamId, query)))
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .execute();
+      .orderBy('id', 'desc');
+  }
+
+  /** The team's retest results, newest first (created_at desc, id desc). */
+  async list(teamId: string, query: PageQuery): Promise<RetestResult[]> {
+    const rows = await (await this.pageRows(teamId, query)).execute();
     return this.withSources(rows, this.reads);
   }
 
@@ -127,8 +137,8 @@ export class Retests {
    * with the row since migration 0006, made from `events` for rows recorded before).
    */
   async served(teamId: string, query: PageQuery): Promise<ServedRetest[]> {
-    const rows = await this.reads
-      .selectFrom('retest')
+    const rows = await (await this.pageRows(teamId, query))
+      .clearSelect()
       .select([
         'id',
         'team_id',
@@ -148,9 +158,6 @@ export class Retests {
       ])
       // The raw events are read only for rows that have no served form.
       .select(sql<string | null>`case when served_events is null then events end`.as('events'))
-      .where('id', 'in', await this.pageIds(teamId, query))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
       .execute();
     const sources = await loadSources(
       this.reads,

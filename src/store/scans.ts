@@ -7,6 +7,7 @@ import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { Engine } from './location.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
+import { idAmong } from './page-rows.js';
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import { deleteScan } from './scan-deletion.js';
 import type { Database, ScanTable } from './schema.js';
@@ -303,18 +304,27 @@ export class Scans {
 
   /** The team's scans: newest first (created_at desc, id desc) unless `sort` says otherwise. */
   async list(teamId: string, query: ScanQuery): Promise<Scan[]> {
-    const ids = await this.pageIds(teamId, query);
-    if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) return [];
+    const rows = await this.pageRows(teamId, query);
+    const now = Date.now();
+    return rows === undefined ? [] : (await rows.execute()).map((row) => scanOf(row, now));
+  }
+
+  /**
+   * The query of a page's scans, each with its lists: what {@link list} runs, and whose plan
+   * tests check. Undefined when the page is known to be empty.
+   */
+  async pageRows(teamId: string, query: ScanQuery) {
+    const { ids, onePlan } = await this.pageSelection(teamId, query);
+    if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) return undefined;
     // Deferred join: the window is found on the narrow index, then only its rows are read, each
     // with its lists, in the same query (on PostgreSQL a query less to send per page).
-    let rows = this.withLists(this.reads).where('id', 'in', ids);
+    let rows = this.withLists(onePlan ? this.conn.readsPlannedOnce : this.reads).where(
+      idAmong(this.conn.engine, ids),
+    );
     for (const { field, direction } of query.sort ?? []) {
       for (const column of SCAN_SORT_FIELDS[field]) rows = rows.orderBy(column, direction);
     }
-    const now = Date.now();
-    return (await rows.orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map((row) =>
-      scanOf(row, now),
-    );
+    return rows.orderBy('created_at', 'desc').orderBy('id', 'desc');
   }
 
   /**
@@ -353,17 +363,31 @@ export class Scans {
    * empty (the team has fewer scans than the offset, or no day holds the search's term).
    */
   async pageIds(teamId: string, query: ScanQuery) {
+    return (await this.pageSelection(teamId, query)).ids;
+  }
+
+  /**
+   * {@link pageIds}, and whether the query of the page's rows has one plan whatever its values
+   * (so is planned once, see `Connection.readsPlannedOnce`): the plain listing, a search's ids
+   * found already, or its walk of spans without a status. Filtered and sorted listings are
+   * planned by their values.
+   */
+  private async pageSelection(teamId: string, query: ScanQuery) {
     const term = query.search ?? '';
-    if (term === '') return this.listingIds(teamId, query);
-    const spans = await searchSpans({ engine: this.conn.engine, db: this.reads }, teamId, term);
-    if (spans?.length === 0) return undefined;
+    if (term === '') return { ids: await this.listingIds(teamId, query), onePlan: hasOnePlan(query) };
+    const reads = { engine: this.conn.engine, db: this.conn.readsPlannedOnce };
+    const spans = await searchSpans(reads, teamId, term);
+    if (spans?.length === 0) return { ids: undefined, onePlan: true };
     // Sorted by another field, a search's matches are all read and sorted anyway.
     if (spans === undefined || (query.sort?.length ?? 0) > 0) {
       const bounded = spans === undefined ? undefined : { from: spans.at(-1)!.from, to: spans[0]!.to };
-      return this.listingIds(teamId, query, bounded);
+      return { ids: await this.listingIds(teamId, query, bounded), onePlan: false };
     }
-    if (this.conn.engine === 'postgres') return this.spansWalked(teamId, query, spans);
-    return this.searchIds(teamId, query, spans);
+    if (this.conn.engine === 'postgres') {
+      const onePlan = (query.statuses ?? []).length === 0;
+      return { ids: this.spansWalked(teamId, query, spans), onePlan };
+    }
+    return { ids: await this.searchIds(teamId, query, spans), onePlan: true };
   }
 
   /**
@@ -411,7 +435,7 @@ export class Scans {
     const byCreation = !((query.search ?? '') !== '' || (query.sort?.length ?? 0) > 0);
     // The plain listing has one plan, the newest-first index, so on SQLite its values are kept
     // from the planner (see `unplanned`); filtered and sorted listings are planned by their values.
-    const fixedPlan = this.conn.engine === 'sqlite' && byCreation && statuses.length === 0;
+    const fixedPlan = this.conn.engine === 'sqlite' && hasOnePlan(query);
     const value = <T extends string | number>(v: T) => (fixedPlan ? unplanned(v) : v);
     const deep = byCreation && query.offset >= DEEP_OFFSET;
     const place = deep
@@ -540,6 +564,18 @@ export class Scans {
  * A scan's templates as JSON text, in their order: `[[template_id, template_url, is_public], …]`
  * (a correlated subquery of a query over `scan`).
  */
+/**
+ * Whether a listing's page is found by one plan whatever its values: the plain listing, newest
+ * first on the (team, created_at, id) index. Filtered and sorted listings are planned by their
+ * values (a status no scan has is found empty at once on the status index only when the planner
+ * sees it).
+ */
+function hasOnePlan(query: ScanQuery): boolean {
+  return (
+    (query.search ?? '') === '' && (query.sort?.length ?? 0) === 0 && (query.statuses ?? []).length === 0
+  );
+}
+
 function listedTemplates(engine: Engine): RawBuilder<string> {
   return engine === 'postgres'
     ? sql<string>`(select coalesce(json_agg(json_build_array(t.template_id, t.template_url, t.is_public)

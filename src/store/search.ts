@@ -65,7 +65,8 @@ export async function searchSpans(
           .selectFrom('scan_name_gram')
           .select(['gram', 'span', 'days'])
           .where('team_id', '=', teamId)
-          .where('gram', 'in', held)
+          // One statement for terms of any length, planned once (see `Connection.readsPlannedOnce`).
+          .where(sql<SqlBool>`gram = any(${held}::text[])`)
           .execute();
   return spansOf(daysHolding(grams, rows));
 }

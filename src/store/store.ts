@@ -140,7 +140,8 @@ export class Store {
   async close(): Promise<void> {
     this.closing = true;
     await this.listener?.close();
-    const { db, reads } = this.connection;
+    const { db, reads, readsPlannedOnce } = this.connection;
+    if (readsPlannedOnce !== reads) await readsPlannedOnce.destroy();
     if (reads !== db) await reads.destroy();
     await db.destroy();
   }
