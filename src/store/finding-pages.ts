@@ -197,7 +197,7 @@ export class FindingPages {
     filter: TeamFindingFilter,
     window: { offset: number; limit: number },
   ): Promise<WrittenFindingPage | undefined> {
-    // PostgreSQL plans every run anew: there the rows cost less (see served-sql.ts).
+    // PostgreSQL serves pages from rows (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
     const counted = await this.counts(teamId, filter, window);
     const selected = await this.pageIds(teamId, filter, window, counted);

@@ -102,11 +102,11 @@ const PLAN_CACHE_MODE: Record<Planning, string> = {
  * retest results is spared 0.3–0.6 ms of planning a run (measured).
  */
 export function preparingPool(pool: pg.Pool, planning: Planning, names = new StatementNames()): PostgresPool {
-  const set = new WeakSet<pg.PoolClient>();
+  const configured = new WeakSet<pg.PoolClient>();
   return {
     connect: async () => {
       const client = await pool.connect();
-      if (!set.has(client)) {
+      if (!configured.has(client)) {
         try {
           await client.query(`set plan_cache_mode = ${PLAN_CACHE_MODE[planning]}`);
         } catch (error) {
@@ -117,7 +117,7 @@ export function preparingPool(pool: pg.Pool, planning: Planning, names = new Sta
           }
           names.disable();
         }
-        set.add(client);
+        configured.add(client);
       }
       return preparingClient(client, names);
     },

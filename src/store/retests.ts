@@ -178,7 +178,7 @@ export class Retests {
    * served events: {@link served} makes them.
    */
   async servedPage(teamId: string, query: PageQuery): Promise<Buffer | undefined> {
-    // PostgreSQL plans every run anew: there the rows cost less (see served-sql.ts).
+    // PostgreSQL serves pages from rows (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
     const ids = (await (await this.pageIds(teamId, query)).execute()).map((row) => row.id);
     const item = compiledOnce(this.reads, 'retest', servedRetestJson);

@@ -339,7 +339,7 @@ export class Scans {
     query: ScanQuery,
     now: number,
   ): Promise<{ json: Buffer; live: boolean } | undefined> {
-    // PostgreSQL plans every run anew: there the rows cost less (see served-sql.ts).
+    // PostgreSQL serves pages from rows (see served-sql.ts).
     if (this.conn.engine === 'postgres') return undefined;
     const selected = await this.pageIds(teamId, query);
     const ids =
@@ -561,10 +561,6 @@ export class Scans {
 }
 
 /**
- * A scan's templates as JSON text, in their order: `[[template_id, template_url, is_public], …]`
- * (a correlated subquery of a query over `scan`).
- */
-/**
  * Whether a listing's page is found by one plan whatever its values: the plain listing, newest
  * first on the (team, created_at, id) index. Filtered and sorted listings are planned by their
  * values (a status no scan has is found empty at once on the status index only when the planner
@@ -576,6 +572,10 @@ function hasOnePlan(query: ScanQuery): boolean {
   );
 }
 
+/**
+ * A scan's templates as JSON text, in their order: `[[template_id, template_url, is_public], …]`
+ * (a correlated subquery of a query over `scan`).
+ */
 function listedTemplates(engine: Engine): RawBuilder<string> {
   return engine === 'postgres'
     ? sql<string>`(select coalesce(json_agg(json_build_array(t.template_id, t.template_url, t.is_public)

@@ -13,7 +13,10 @@ export function unplanned<T extends string | number>(value: T): RawBuilder<T> {
   return sql<T>`(select ${value})`;
 }
 
-/** {@link unplanned} on SQLite; the value itself on PostgreSQL, which plans every query anew. */
+/**
+ * {@link unplanned} on SQLite; the value itself on PostgreSQL, where a statement with one plan is
+ * planned once by the connections that run it (`Connection.readsPlannedOnce`).
+ */
 export function unplannedOn<T extends string | number>(engine: Engine, value: T): T | RawBuilder<T> {
   return engine === 'sqlite' ? unplanned(value) : value;
 }
