@@ -6,7 +6,7 @@ import pg from 'pg';
 import { ChangeCounter, ChangeCountingDialect } from './changes.js';
 import { StoreMissingError, StoreUnavailableError } from './errors.js';
 import { describeLocation, type StoreLocation } from './location.js';
-import { type Planning, preparingPool } from './prepared.js';
+import { type Planning, preparingPool, StatementNames } from './prepared.js';
 import { ReadThreads, WorkerReadsDialect } from './reads.js';
 import type { Database } from './schema.js';
 
@@ -84,9 +84,12 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   // The listings run on a pool of their own, their statements prepared (see prepared.ts). Not the
   // writes: `plan_cache_mode` is a connection's setting, and forced on the writes' connections it
   // made PL/pgSQL plan its triggers' statements again for every row (imports 30 % slower, measured).
+  // One set of names for both pools: what the server keeps of them is the same for all of the
+  // process's connections (a pooler that loses them turns naming off for both at its first sign).
+  const names = new StatementNames();
   const readsOn = (planning: Planning) =>
     new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: preparingPool(openPool(location.url, options), planning) }),
+      dialect: new PostgresDialect({ pool: preparingPool(openPool(location.url, options), planning, names) }),
     });
   const reads = readsOn('each run');
   const readsPlannedOnce = readsOn('once');
