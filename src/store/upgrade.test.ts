@@ -75,6 +75,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0019_scan_name_pairs',
       '0020_bucket_spans',
       '0021_scan_name_grams',
+      '0022_scan_template_position',
     ]);
   });
   afterAll(async () => {
