@@ -4,6 +4,7 @@ import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { Finding, ScanStatus, TemplateRef, VulnStatus } from './model.js';
+import { keepScanLists } from './scan-lists.js';
 import type { Database, FindingTable } from './schema.js';
 import { servedFindingFields } from './served-event.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
@@ -163,7 +164,7 @@ export class Findings {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('scan_id', '=', scanId)
         .executeTakeFirstOrThrow();
-      await db
+      const inserted = await db
         .insertInto('scan_template')
         .values({
           scan_id: scanId,
@@ -175,7 +176,9 @@ export class Findings {
           is_public: template.isPublic === true ? 1 : 0,
         })
         .onConflict((oc) => oc.columns(['scan_id', 'template_id']).doNothing())
-        .execute();
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0)
+        await keepScanLists(db, this.conn.engine, scanId);
     });
   }
 

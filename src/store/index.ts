@@ -48,6 +48,7 @@ export {
 } from './retest-requests.js';
 export { isTriagedByHand } from './retests.js';
 export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './scan-auth.js';
+export { keepEveryScanLists } from './scan-lists.js';
 export type { RunKey } from './scan-runs.js';
 export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
 export { servedEvent, servedEventsJson, servedFindingFields } from './served-event.js';

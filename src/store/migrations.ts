@@ -27,6 +27,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0020_bucket_spans': { up: bucketSpans },
   '0021_scan_name_grams': { up: scanNameGrams },
   '0022_scan_template_position': { up: scanTemplatePosition },
+  '0023_scan_lists': { up: scanLists },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -908,12 +909,12 @@ async function scanNameGrams(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * 0022: a scan's templates in their order (`scan_template_position`), read without sorting them.
- * Each scan a page of `/v1/scans` lists on SQLite has its template lists written from them
- * (served-scans.ts), which sorted them in a temporary B-tree per scan: about a tenth of the
- * statement that writes a page with two templates a scan (measured), more with the thousands a
- * scan of the template library runs. A scan's templates, and the first of them the dashboard
- * suggests, are read in that order on both engines.
+ * 0022: a scan's templates in their order (`scan_template_position`), read without sorting them:
+ * its kept lists are written from them (0023), and its templates, and the first of them the
+ * dashboard suggests, are read in that order. Each scan a page of `/v1/scans` listed on SQLite
+ * sorted its templates in a temporary B-tree of its own until 0023 (a tenth of the statement
+ * writing a page with two templates a scan, measured); a scan of the template library has
+ * thousands.
  */
 async function scanTemplatePosition(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -921,6 +922,38 @@ async function scanTemplatePosition(db: Kysely<unknown>): Promise<void> {
     .on('scan_template')
     .columns(['scan_id', 'position'])
     .execute();
+}
+
+/**
+ * 0023: a scan's lists kept on its row as JSON array texts (see scan-lists.ts), written from
+ * `scan_template` and `scan_asset` for the scans already recorded (one update of every scan).
+ */
+async function scanLists(db: Kysely<unknown>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const columns = [
+    'listed_template_ids',
+    'listed_public_templates',
+    'listed_template_urls',
+    'listed_asset_ids',
+  ] as const;
+  for (const column of columns)
+    await db.schema
+      .alterTable('scan')
+      .addColumn(column, 'text', (col) => col.notNull().defaultTo('[]'))
+      .execute();
+  const aggregated = (rows: string, value: string, order: string) =>
+    postgres
+      ? `coalesce((select json_agg(${value} order by ${order}) from ${rows})::text, '[]')`
+      : `coalesce((select json_group_array(${value} order by ${order}) from ${rows}), '[]')`;
+  const templates = (value: string, where: string) =>
+    aggregated(`scan_template t where t.scan_id = scan.id and ${where}`, value, 't.position');
+  await sql
+    .raw(`update scan set
+      listed_template_ids = ${templates('t.template_id', 'true')},
+      listed_public_templates = ${templates('t.template_id', 't.is_public = 1')},
+      listed_template_urls = ${templates('t.template_url', "t.template_url <> ''")},
+      listed_asset_ids = ${aggregated('scan_asset a where a.scan_id = scan.id', 'a.asset_id', 'a.asset_id')}`)
+    .execute(db);
 }
 
 /** A day in milliseconds, as the bucket tables count them (see buckets.ts). */

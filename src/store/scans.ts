@@ -1,15 +1,22 @@
-import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type Kysely,
+  type RawBuilder,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+  type Updateable,
+} from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
 import { countRow, DEEP_OFFSET, locate, withPlace } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
 import type { Connection } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
-import type { Engine } from './location.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
 import { idAmong } from './page-rows.js';
 import { type AuthEntry, insertPlannedEntries } from './scan-auth.js';
 import { deleteScan } from './scan-deletion.js';
+import { keepScanLists } from './scan-lists.js';
 import type { Database, ScanTable } from './schema.js';
 import { nameContains, type Span, scanNameContains, searchSpans } from './search.js';
 import { servedScanJson } from './served-scans.js';
@@ -128,6 +135,8 @@ export class Scans {
       for (const assetId of new Set(input.assetIds ?? [])) {
         await db.insertInto('scan_asset').values({ scan_id: id, asset_id: assetId }).execute();
       }
+      if (templates.length > 0 || (input.assetIds ?? []).length > 0)
+        await keepScanLists(db, this.conn.engine, id);
       if (input.rescanOf !== undefined) await linkRescan(db, id, input.rescanOf, input.teamId);
       if (input.chunks !== undefined) await insertChunks(db, id, input.chunks, now);
       if (input.plannedEntries !== undefined) await insertPlannedEntries(db, id, input.plannedEntries);
@@ -147,7 +156,7 @@ export class Scans {
 
   /** Live progress of a queued, starting or running scan; progress is clamped to 0–100. */
   async updateProgress(scanId: string, update: { progress?: number; totalScan?: number }): Promise<void> {
-    const set: Partial<ScanTable> = { updated_at: Date.now() };
+    const set: Updateable<ScanTable> = { updated_at: Date.now() };
     if (update.progress !== undefined) set.progress = Math.min(100, Math.max(0, Math.round(update.progress)));
     if (update.totalScan !== undefined) set.total_scan = Math.max(0, Math.round(update.totalScan));
     await this.transition(scanId, LIVE, 'update the progress of', set);
@@ -224,6 +233,7 @@ export class Scans {
       const known = new Set(existing.map((r) => r.template_id));
       const fresh = uniqueBy(templates, (t) => t.id).filter((t) => !known.has(t.id));
       await insertTemplates(db, scanId, fresh, existing.length);
+      if (fresh.length > 0) await keepScanLists(db, this.conn.engine, scanId);
       await db
         .updateTable('scan')
         .set({ total_template: existing.length + fresh.length, updated_at: Date.now() })
@@ -537,7 +547,7 @@ export class Scans {
     scanId: string,
     from: readonly ScanStatus[],
     action: string,
-    set: Partial<ScanTable>,
+    set: Updateable<ScanTable>,
   ): Promise<void> {
     const result = await this.db
       .updateTable('scan')
@@ -550,13 +560,9 @@ export class Scans {
     throw new StoreRequestError(`cannot ${action} scan ${scanId}: it is ${scan.status}`, 'conflict');
   }
 
-  /** Scans with their lists, each read in the same query (on PostgreSQL a query less to send per page). */
+  /** Scans with their lists, kept on their rows (see scan-lists.ts). */
   private withLists(db = this.db) {
-    const { engine } = this.conn;
-    return db
-      .selectFrom('scan')
-      .selectAll()
-      .select([listedTemplates(engine).as('listed_templates'), listedAssets(engine).as('listed_assets')]);
+    return db.selectFrom('scan').selectAll();
   }
 }
 
@@ -572,46 +578,21 @@ function hasOnePlan(query: ScanQuery): boolean {
   );
 }
 
-/**
- * A scan's templates as JSON text, in their order: `[[template_id, template_url, is_public], …]`
- * (a correlated subquery of a query over `scan`).
- */
-function listedTemplates(engine: Engine): RawBuilder<string> {
-  return engine === 'postgres'
-    ? sql<string>`(select coalesce(json_agg(json_build_array(t.template_id, t.template_url, t.is_public)
-        order by t.position)::text, '[]') from scan_template t where t.scan_id = scan.id)`
-    : sql<string>`(select coalesce(json_group_array(json_array(t.template_id, t.template_url, t.is_public)
-        order by t.position), '[]') from scan_template t where t.scan_id = scan.id)`;
+function scanOf(row: ScanRow, now: number): Scan {
+  return toScan(row, listsOf(row), now);
 }
 
-/** A scan's asset lists as JSON text, by id: `[asset_id, …]`. */
-function listedAssets(engine: Engine): RawBuilder<string> {
-  return engine === 'postgres'
-    ? sql<string>`(select coalesce(json_agg(a.asset_id order by a.asset_id)::text, '[]')
-        from scan_asset a where a.scan_id = scan.id)`
-    : sql<string>`(select coalesce(json_group_array(a.asset_id order by a.asset_id), '[]')
-        from scan_asset a where a.scan_id = scan.id)`;
-}
-
-function scanOf(row: ScanTable & { listed_templates: string; listed_assets: string }, now: number): Scan {
-  const { listed_templates, listed_assets, ...columns } = row;
-  return toScan(columns, listsOf(listed_templates, listed_assets), now);
-}
-
-function listsOf(templates: string, assets: string): ScanLists {
-  const lists: ScanLists = {
-    templateIds: [],
-    templateUrls: [],
-    publicTemplates: [],
-    assetIds: JSON.parse(assets),
+/** The lists kept on a scan's row, as JSON array texts (on PostgreSQL with a space after each comma). */
+function listsOf(row: ScanRow): ScanLists {
+  return {
+    templateIds: JSON.parse(row.listed_template_ids),
+    templateUrls: JSON.parse(row.listed_template_urls),
+    publicTemplates: JSON.parse(row.listed_public_templates),
+    assetIds: JSON.parse(row.listed_asset_ids),
   };
-  for (const [id, url, isPublic] of JSON.parse(templates) as [string, string, number][]) {
-    lists.templateIds.push(id);
-    if (url !== '') lists.templateUrls.push(url);
-    if (Number(isPublic) === 1) lists.publicTemplates.push(id);
-  }
-  return lists;
 }
+
+type ScanRow = Selectable<ScanTable>;
 
 interface ScanLists {
   templateIds: string[];
@@ -621,7 +602,7 @@ interface ScanLists {
 }
 
 function toScan(
-  row: ScanTable,
+  row: ScanRow,
   lists: Pick<Scan, 'templateIds' | 'templateUrls' | 'publicTemplates' | 'assetIds'>,
   now: number,
 ): Scan {
@@ -653,7 +634,7 @@ function toScan(
   };
 }
 
-function severityCounts(row: ScanTable): SeverityCounts {
+function severityCounts(row: ScanRow): SeverityCounts {
   const counts = {} as Record<Severity, number>;
   for (const severity of SEVERITIES) counts[severity] = row[`severity_${severity}`];
   return counts;

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { EpochMs } from './time.js';
 
 /**
@@ -139,7 +140,19 @@ export interface ScanTable {
   is_rescan: Flag;
   rescan_of: string | null;
   rescan_count: number;
+  /**
+   * The scan's lists as JSON array texts, as the listings serve them, kept from `scan_template`
+   * (in position order: every template id, the public ones, the non-empty urls) and `scan_asset`
+   * (by asset id) whenever those are written (see scan-lists.ts; migration 0023).
+   */
+  listed_template_ids: ListText;
+  listed_public_templates: ListText;
+  listed_template_urls: ListText;
+  listed_asset_ids: ListText;
 }
+
+/** A JSON array text kept by the store: `[]` until written. */
+type ListText = ColumnType<string, string | undefined, string>;
 
 export interface ScanTargetTable {
   scan_id: string;

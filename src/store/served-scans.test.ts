@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanListsUpdate } from './scan-lists.js';
 import { servedScanJson } from './served-scans.js';
 import { openStore, type Store } from './store.js';
 import { sqliteTestDatabase, type TestDatabase } from './testing/databases.js';
@@ -20,8 +21,17 @@ describe('a scan as SQLite writes it for /v1/scans', () => {
   const written = sql<{ text: string }>`select ${servedScanJson()} as text
     from scan s, (select 0 as now) clock where s.id = ${'any scan'}`;
 
-  it("reads the scan's templates in their order from an index, sorting none", async () => {
+  it('reads no row of its templates or assets: their lists are kept on the scan', async () => {
     const plan = await sql<{ detail: string }>`explain query plan ${written}`.execute(store.connection.db);
+    const details = plan.rows.map((row) => row.detail);
+    expect(details.filter((detail) => /scan_template|scan_asset|TEMP B-TREE/.test(detail))).toEqual([]);
+  });
+
+  it("keeps the lists written from the scan's templates in their order, sorting none", async () => {
+    const update = scanListsUpdate(store.connection.db, 'sqlite', 'any scan').compile();
+    const plan = await store.connection.db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${update.sql}`, [...update.parameters]),
+    );
     const details = plan.rows.map((row) => row.detail);
     expect(details).toContainEqual(expect.stringContaining('USING INDEX scan_template_position (scan_id=?)'));
     expect(details.filter((detail) => detail.includes('TEMP B-TREE'))).toEqual([]);

@@ -7,7 +7,7 @@ import { formatted, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js'
  * docs/store-and-api.md's scan record, in its order, with the values `Scan` and the API's
  * rendering give (timestamps in RFC 3339 with milliseconds, or "" when not set; the elapsed time
  * as a Go duration, whole seconds from a second up; 0/1 flags as booleans; the template and
- * asset lists from their tables).
+ * asset lists as kept on its row, see scan-lists.ts).
  *
  * A page of scans is then one text SQLite builds in C, instead of a row of 25 columns per scan
  * that the read thread clones to the main thread, made into objects and serialised again (see
@@ -17,11 +17,12 @@ import { formatted, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js'
  */
 export function servedScanJson(): RawBuilder<string> {
   const q = (column: string) => jsonString(sql.ref(`s.${column}`));
-  const int = (column: string) => sql.ref(`s.${column}`);
+  // A column's value as it is: a number, or a JSON text kept so (the lists, see scan-lists.ts).
+  const raw = (column: string) => sql.ref(`s.${column}`);
   const bool = (column: string) => jsonFlag(sql.ref(`s.${column}`));
   const severity = SEVERITIES.flatMap((name, i) => [
     `${i === 0 ? '{' : ','}"${name}":`,
-    int(`severity_${name}`),
+    raw(`severity_${name}`),
   ]);
   const elapsed = sql<number>`coalesce(s.elapsed_ms, case when s.status = 'running' and s.started_at is not null then clock.now - s.started_at else 0 end)`;
   return formatted([
@@ -32,21 +33,21 @@ export function servedScanJson(): RawBuilder<string> {
     ',"scan_time_elapsed":"',
     goDuration(elapsed),
     '","progress":',
-    int('progress'),
+    raw('progress'),
     ',"failure_reason":',
     q('failure_reason'),
     ',"created_at":',
-    jsonTimestamp(int('created_at')),
+    jsonTimestamp(raw('created_at')),
     ',"updated_at":',
-    jsonTimestamp(int('updated_at')),
+    jsonTimestamp(raw('updated_at')),
     ',"total_target":',
-    int('total_target'),
+    raw('total_target'),
     ',"completed_at":',
-    jsonTimestamp(int('completed_at')),
+    jsonTimestamp(raw('completed_at')),
     ',"total_scan":',
-    int('total_scan'),
+    raw('total_scan'),
     ',"total_template":',
-    int('total_template'),
+    raw('total_template'),
     ',"name":',
     q('name'),
     ',"severity":',
@@ -58,56 +59,21 @@ export function servedScanJson(): RawBuilder<string> {
     ',"scan_frequency":',
     q('scan_frequency'),
     ',"schedule_last_run":',
-    jsonTimestamp(int('schedule_last_run')),
+    jsonTimestamp(raw('schedule_last_run')),
     ',"asset_ids":',
-    assetIds(),
+    raw('listed_asset_ids'),
     ',"is_rescan":',
     bool('is_rescan'),
-    templateLists(),
+    ',"public_templates":',
+    raw('listed_public_templates'),
+    ',"report_config_ids":[],"rescan_count":',
+    raw('rescan_count'),
+    ',"scan_config_ids":[],"template_ids":',
+    raw('listed_template_ids'),
+    ',"template_urls":',
+    raw('listed_template_urls'),
     '}',
   ]);
-}
-
-/**
- * A JSON array of `value` over the rows read, optionally only those `where` holds. The rows come
- * ordered from the subquery they are read from (see {@link orderedRows}), and the aggregates take
- * them in that order: an ordered aggregate would sort each scan's few rows again, once per array,
- * in a temporary B-tree of its own (most of a page's time, measured).
- */
-function jsonArray(value: RawBuilder<unknown>, where?: RawBuilder<unknown>) {
-  const filter = where === undefined ? sql`` : sql` filter (where ${where})`;
-  return sql`coalesce(json_group_array(${value})${filter}, '[]')`;
-}
-
-/**
- * The rows of `table` (as `alias`) that belong to the scan `s`, read in `order` by a subquery
- * that SQLite does not merge into the aggregate query reading it (it does not flatten a subquery
- * with ORDER BY into an aggregate), so its aggregates see the rows in that order.
- */
-function orderedRows(table: string, alias: string, order: string): RawBuilder<unknown> {
-  return sql`(select * from ${sql.table(table)} ${sql.raw(alias)} where ${sql.ref(`${alias}.scan_id`)} = s.id
-    order by ${sql.ref(`${alias}.${order}`)}) ${sql.raw(alias)}`;
-}
-
-function assetIds(): RawBuilder<string> {
-  const id = sql.ref('a.asset_id');
-  return sql`(select ${jsonArray(id)} from ${orderedRows('scan_asset', 'a', 'asset_id')})`;
-}
-
-/** `,"public_templates":…` through `"template_urls":…`, the fields from the scan's templates (one read of them). */
-function templateLists(): RawBuilder<string> {
-  const id = sql.ref('t.template_id');
-  const lists = formatted([
-    ',"public_templates":',
-    jsonArray(id, sql`t.is_public = 1`),
-    ',"report_config_ids":[],"rescan_count":',
-    sql.ref('s.rescan_count'),
-    ',"scan_config_ids":[],"template_ids":',
-    jsonArray(id),
-    ',"template_urls":',
-    jsonArray(sql.ref('t.template_url'), sql`t.template_url <> ''`),
-  ]);
-  return sql`(select ${lists} from ${orderedRows('scan_template', 't', 'position')})`;
 }
 
 /**

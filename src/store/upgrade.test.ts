@@ -47,6 +47,19 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
         .values(values as never)
         .execute();
     }
+    // The second scan's templates, out of their order by insertion, and its asset lists.
+    for (const [position, id, url, isPublic] of [
+      [2, 'later', '', 1],
+      [0, 'first', 'https://example.com/first', 0],
+      [1, 'second "q"', '', 1],
+    ] as const)
+      await sql`insert into scan_template (scan_id, position, template_id, template_path, template_url, is_public)
+        values (${old.scans[1]}, ${position}, ${id}, '', ${url}, ${isPublic})`.execute(db);
+    for (const asset of ['asset-z', 'asset-a']) {
+      await sql`insert into asset_list (id, team_id, name, name_folded, asset_count, uploaded_at)
+        values (${asset}, ${team}, ${asset}, ${asset}, 0, 0)`.execute(db);
+      await sql`insert into scan_asset (scan_id, asset_id) values (${old.scans[1]}, ${asset})`.execute(db);
+    }
     const finding = newId();
     await sql`insert into finding (id, team_id, scan_id, vuln_hash, vuln_status, severity, template_id, template_path,
       template_url, target, event, created_at, updated_at)
@@ -76,6 +89,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0020_bucket_spans',
       '0021_scan_name_grams',
       '0022_scan_template_position',
+      '0023_scan_lists',
     ]);
   });
   afterAll(async () => {
@@ -160,6 +174,25 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
     const page = await store.findingPages.served(team, {}, { offset: 0, limit: 10 });
     expect(page.total).toBe(1);
     expect(page.findings[0]?.servedFields).toBe(servedFindingFields({} as never));
+  });
+
+  it('keeps the lists of the scans it already held on their rows', async () => {
+    expect(await store.scans.require(old.scans[1]!)).toMatchObject({
+      templateIds: ['first', 'second "q"', 'later'],
+      publicTemplates: ['second "q"', 'later'],
+      templateUrls: ['https://example.com/first'],
+      assetIds: ['asset-a', 'asset-z'],
+    });
+    expect(await store.scans.require(old.scans[0]!)).toMatchObject({ templateIds: [], assetIds: [] });
+    if (store.engine !== 'sqlite') return;
+    const page = await store.scans.servedPage(team, { offset: 0, limit: 100 }, 0);
+    const served = (JSON.parse(`[${page?.json.toString('utf8')}]`) as { scan_id: string }[]).find(
+      (scan) => scan.scan_id === old.scans[1],
+    );
+    expect(served).toMatchObject({
+      template_ids: ['first', 'second "q"', 'later'],
+      asset_ids: ['asset-a', 'asset-z'],
+    });
   });
 
   it('finds the findings it already held by a search of their targets', async () => {

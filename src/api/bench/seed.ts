@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { Xid } from 'xid-ts';
 import type { ResultEvent } from '../../event/index.js';
-import { newId, type Store, servedEventsJson, servedFindingFields } from '../../store/index.js';
+import {
+  keepEveryScanLists,
+  newId,
+  type Store,
+  servedEventsJson,
+  servedFindingFields,
+} from '../../store/index.js';
 
 /** How much the benchmark stores: a team's year of scanning. */
 export interface SeedSize {
@@ -279,6 +285,8 @@ export async function seed(
       1,
     ];
   });
+  // Their lists, as the store keeps them on each scan when it writes its templates.
+  await keepEveryScanLists(store.connection.db, store.engine);
   const findingIds: string[] = [];
   await writer(FINDING, size.findings, (i) => {
     const template = sources[i % sources.length]!;
