@@ -512,7 +512,7 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
       const { finding } = await store.findings.add(scan.id, event(9));
       const retest = await store.retests.record({ vulnId: finding.id, resultType: 'matched', events: [] });
       // A result recorded before migration 0006 (no served events), whose raw events are broken.
-      await sql`update retest set events = ${'{not json'}, served_events = null where id = ${retest.id}`.execute(
+      await sql`update retest set events = ${'{not json'}, served_events = null, served_fields = null where id = ${retest.id}`.execute(
         store.connection.db,
       );
       const response = await api.get('/v1/retest?offset=0&limit=10', brokenKey);

@@ -17,8 +17,8 @@ import {
 } from '../store/testing/scratch.js';
 import type { CacheHits } from './bench/protocol.js';
 import {
-  fillServedEvents,
   fillServedFindingFields,
+  fillServedRetestFields,
   type ScanName,
   type SeedSize,
   seed,
@@ -262,12 +262,12 @@ async function prepare(location: StoreLocation): Promise<{ key: string; note: st
     const key = (await store.keys.create({ teamId: team.id, name: 'bench' })).secret;
     const existing = await store.scans.list(team.id, { offset: 0, limit: 1 });
     if (existing.length > 0) {
-      const filled = await fillServedEvents(store);
+      const filled = await fillServedRetestFields(store);
       const findings = await fillServedFindingFields(store);
       return {
         key,
         scanIds: await scanIdsOf(store, team.id),
-        note: `kept from an earlier run (served events written for ${filled.toLocaleString('en-US')} results, served fields for ${findings.toLocaleString('en-US')} findings)`,
+        note: `kept from an earlier run (served fields written for ${filled.toLocaleString('en-US')} retest results and ${findings.toLocaleString('en-US')} findings)`,
       };
     }
     const seeded = await seed(store, team.id, SIZE, scanName);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
-import { openStore, type Store } from '../store/index.js';
-import { postgresTestDatabase, sqliteTestDatabase, type TestDatabase } from '../store/testing/databases.js';
-import { retestPage } from './serialize.js';
+import { openStore, type Store, servedEventsJson } from '../store/index.js';
+import { ENGINES, type TestDatabase } from '../store/testing/databases.js';
+import { retestItem, retestPage } from './serialize.js';
 
 function event(n: number, host: string): ResultEvent {
   return {
@@ -20,8 +20,7 @@ function event(n: number, host: string): ResultEvent {
 
 const MESSAGE = 'Successfully retrieved retest results';
 
-describe('the retest page SQLite writes', () => {
-  const create = sqliteTestDatabase;
+describe.each(ENGINES)('the retest page the store writes on $engine', ({ create }) => {
   let database: TestDatabase;
   let store: Store;
   let team = '';
@@ -52,58 +51,59 @@ describe('the retest page SQLite writes', () => {
     await database?.drop();
   });
 
-  it('is the page the results render, field for field and in the same order', async () => {
+  async function page(window: { offset: number; limit: number }) {
+    const json = await store.retests.servedPage(team, window);
+    return json === undefined ? undefined : JSON.parse(`[${json.toString('utf8')}]`);
+  }
+
+  it('is the items of the results listed, field for field and in the same order', async () => {
     for (const window of [
       { offset: 0, limit: 100 },
       { offset: 1, limit: 3 },
       { offset: 5, limit: 10 },
       { offset: 9, limit: 10 },
     ]) {
-      const json = await store.retests.servedPage(team, window);
-      expect(json).toBeDefined();
-      const served = JSON.parse(
-        `{"message":${JSON.stringify(MESSAGE)},"results":[${json?.toString('utf8')}]}`,
-      );
+      const items = (await store.retests.list(team, window)).map(retestItem);
+      const written = await page(window);
+      expect(written).toEqual(items);
+      for (const [i, item] of items.entries()) expect(Object.keys(written[i])).toEqual(Object.keys(item));
       const rendered = JSON.parse(retestPage(MESSAGE, await store.retests.served(team, window)));
-      expect(served).toEqual(rendered);
-      for (const [i, result] of served.results.entries())
-        expect(Object.keys(result)).toEqual(Object.keys(rendered.results[i]));
+      expect(rendered).toEqual({ message: MESSAGE, results: items });
     }
   });
 
-  it('leaves a page with a result recorded before served events to the results to render', async () => {
-    const [newest] = await store.retests.list(team, { offset: 0, limit: 1 });
+  it('serves a result recorded before its served fields were kept (0006 to 0023) as it was served then', async () => {
+    const [second] = await store.retests.list(team, { offset: 1, limit: 1 });
+    const before = await page({ offset: 0, limit: 3 });
     await store.connection.db
       .updateTable('retest')
-      .set({ served_events: null })
+      .set({ served_fields: null, served_events: servedEventsJson(second!.events) })
+      .where('id', '=', second!.id)
+      .execute();
+    const rendered = JSON.parse(
+      retestPage(MESSAGE, await store.retests.served(team, { offset: 0, limit: 3 })),
+    );
+    expect(rendered.results).toEqual(before);
+    // SQLite writes it from its columns in the page's query; PostgreSQL leaves the page to `served`.
+    const written = await page({ offset: 0, limit: 3 });
+    if (store.connection.engine === 'sqlite') expect(written).toEqual(before);
+    else expect(written).toBeUndefined();
+    expect(await page({ offset: 2, limit: 3 })).toBeDefined();
+  });
+
+  it('leaves a page with a result recorded before served events (0006) to the results to render', async () => {
+    const [newest] = await store.retests.list(team, { offset: 0, limit: 1 });
+    const before = await page({ offset: 0, limit: 1 });
+    await store.connection.db
+      .updateTable('retest')
+      .set({ served_fields: null, served_events: null })
       .where('id', '=', newest!.id)
       .execute();
     expect(await store.retests.servedPage(team, { offset: 0, limit: 2 })).toBeUndefined();
-    expect(await store.retests.servedPage(team, { offset: 1, limit: 2 })).toBeDefined();
     const rendered = JSON.parse(
       retestPage(MESSAGE, await store.retests.served(team, { offset: 0, limit: 1 })),
     );
+    expect(rendered.results).toEqual(before);
     expect(rendered.results[0].event).toHaveLength(newest!.events.length);
-  });
-});
-
-describe('the retest page on PostgreSQL', () => {
-  it('is left to the API to render from the results read, as PostgreSQL plans each run anew', async () => {
-    const database = await postgresTestDatabase();
-    const store = await openStore(database.location);
-    try {
-      const team = (await store.teams.ensure('retests')).id;
-      const scan = await store.scans.create({ teamId: team, name: 'retested' });
-      const { finding } = await store.findings.add(scan.id, event(1, 'https://one.test'));
-      await store.retests.record({
-        vulnId: finding.id,
-        resultType: 'matched',
-        events: [event(1, 'https://one.test')],
-      });
-      expect(await store.retests.servedPage(team, { offset: 0, limit: 10 })).toBeUndefined();
-    } finally {
-      await store.close();
-      await database.drop();
-    }
   });
 });

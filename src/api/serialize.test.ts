@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
-import { type RetestResult, servedEventsJson } from '../store/index.js';
+import { type RetestResult, servedEventsJson, servedRetestFields } from '../store/index.js';
 import { retestItem, retestPage } from './serialize.js';
 
 const events = [
@@ -39,12 +39,15 @@ function result(overrides: Partial<RetestResult> = {}): RetestResult {
 }
 
 describe('retestPage', () => {
-  it('reads as the items retestItem makes, field for field, with the served events spliced in', () => {
+  it('reads as the items retestItem makes, field for field, with the served fields spliced in', () => {
     const results = [
       result(),
       result({ events: [], matcherStatus: false, resultType: 'error', templateEncoded: '' }),
     ];
-    const served = results.map(({ events: e, ...rest }) => ({ ...rest, eventsJson: servedEventsJson(e) }));
+    const served = results.map((r) => ({
+      ...r,
+      fields: servedRetestFields({ ...r, eventsJson: servedEventsJson(r.events) }),
+    }));
     const text = retestPage('Successfully retrieved retest results', served);
     expect(JSON.parse(text)).toEqual({
       message: 'Successfully retrieved retest results',

@@ -7,6 +7,7 @@ import {
   type Scan,
   type ServedRetest,
   servedEvent,
+  servedRetestItems,
 } from '../store/index.js';
 import type { AssetItem, EventRecord, RetestItem, ScanItem } from './schemas.js';
 
@@ -73,24 +74,11 @@ export function retestItem(result: RetestResult): RetestItem {
 }
 
 /**
- * A `/v1/retest` page as JSON text: the fields of {@link retestItem}, in its order, with each
- * result's served events spliced in as they are stored (never parsed for a page).
+ * A `/v1/retest` page as JSON text: the fields of {@link retestItem}, in its order, each
+ * result's served fields spliced in as they are kept (never parsed for a page).
  */
 export function retestPage(message: string, results: readonly ServedRetest[]): string {
-  const quoted = new Map<string, string>();
-  const encoded = (text: string) => {
-    let json = quoted.get(text);
-    if (json === undefined) {
-      json = JSON.stringify(text);
-      quoted.set(text, json);
-    }
-    return json;
-  };
-  const items = results.map(
-    (r) =>
-      `{"matcher_status":${r.matcherStatus},"vuln_id":${JSON.stringify(r.vulnId)},"target":${JSON.stringify(r.target)},"template_url":${JSON.stringify(r.templateUrl)},"created_at":"${formatTimestamp(r.createdAt)}","updated_at":"${formatTimestamp(r.updatedAt)}","scan_id":${JSON.stringify(r.scanId)},"event":${r.eventsJson},"template_id":${JSON.stringify(r.templateId)},"template_path":${JSON.stringify(r.templatePath)},"template_encoded":${encoded(r.templateEncoded)},"result_type":${JSON.stringify(r.resultType)},"vuln_status":${JSON.stringify(r.vulnStatus)}}`,
-  );
-  return `{"message":${JSON.stringify(message)},"results":[${items.join(',')}]}`;
+  return `{"message":${JSON.stringify(message)},"results":[${servedRetestItems(results)}]}`;
 }
 
 /** A stored event as the API shows it (see {@link servedEvent}). */

@@ -51,7 +51,14 @@ export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './sca
 export { keepEveryScanLists } from './scan-lists.js';
 export type { RunKey } from './scan-runs.js';
 export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
-export { servedEvent, servedEventsJson, servedFindingFields } from './served-event.js';
+export {
+  type RetestFieldsSource,
+  servedEvent,
+  servedEventsJson,
+  servedFindingFields,
+  servedRetestFields,
+  servedRetestItems,
+} from './served-event.js';
 export { openStore, Store } from './store.js';
 export { formatGoDuration, formatTimestamp } from './time.js';
 export { MAX_TRIAGE_IDS, type StatusChange } from './triage.js';

@@ -28,6 +28,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0021_scan_name_grams': { up: scanNameGrams },
   '0022_scan_template_position': { up: scanTemplatePosition },
   '0023_scan_lists': { up: scanLists },
+  '0024_retest_served_fields': { up: retestServedFields },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -954,6 +955,15 @@ async function scanLists(db: Kysely<unknown>): Promise<void> {
       listed_template_urls = ${templates('t.template_url', "t.template_url <> ''")},
       listed_asset_ids = ${aggregated('scan_asset a where a.scan_id = scan.id', 'a.asset_id', 'a.asset_id')}`)
     .execute(db);
+}
+
+/**
+ * 0024: a retest result's listing item up to its template, kept with it as the JSON text the API
+ * serves (`served_fields`, see `servedRetestFields`), in place of its served events, which the
+ * text holds. Results recorded before have none and are served from their columns as before.
+ */
+async function retestServedFields(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('retest').addColumn('served_fields', 'text').execute();
 }
 
 /** A day in milliseconds, as the bucket tables count them (see buckets.ts). */

@@ -165,7 +165,13 @@ export interface PageQuery {
   readonly limit: number;
 }
 
-/** A retest result as the API lists it: its events already as the JSON array served. */
-export interface ServedRetest extends Omit<RetestResult, 'events'> {
-  readonly eventsJson: string;
+/**
+ * A retest result as the API lists it: its members up to its template already as the JSON text
+ * served (see `servedRetestFields`), then the members that follow them.
+ */
+export interface ServedRetest {
+  readonly fields: string;
+  readonly templateEncoded: string;
+  readonly resultType: ResultType;
+  readonly vulnStatus: VulnStatus;
 }

@@ -7,7 +7,7 @@ import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
 import { idAmong } from './page-rows.js';
 import type { Database, RetestTable } from './schema.js';
-import { servedEventsJson } from './served-event.js';
+import { servedEventsJson, servedRetestFields, servedRetestItems } from './served-event.js';
 import {
   compiledOnce,
   formatted,
@@ -97,7 +97,18 @@ export class Retests {
           result_type: input.resultType,
           vuln_status: status,
           events: JSON.stringify(input.events),
-          served_events: servedEventsJson(input.events),
+          served_fields: servedRetestFields({
+            matcherStatus: input.resultType === 'matched',
+            vulnId: finding.id,
+            target: finding.target,
+            templateUrl: template?.url ?? finding.template_url,
+            createdAt: now,
+            updatedAt: now,
+            scanId: finding.scan_id,
+            eventsJson: servedEventsJson(input.events),
+            templateId: template?.id ?? finding.template_id,
+            templatePath: template?.path ?? finding.template_path,
+          }),
           created_at: now,
           updated_at: now,
         })
@@ -133,15 +144,14 @@ export class Retests {
   }
 
   /**
-   * The same page as {@link list}, with each result's events as the JSON the API serves (kept
-   * with the row since migration 0006, made from `events` for rows recorded before).
+   * The same page as {@link list}, as the API serves it: each result's members up to its template
+   * as kept with it since migration 0024 (see `servedRetestFields`), written from its columns for
+   * results recorded before.
    */
   async served(teamId: string, query: PageQuery): Promise<ServedRetest[]> {
     const rows = await (await this.pageRows(teamId, query))
       .clearSelect()
       .select([
-        'id',
-        'team_id',
         'finding_id',
         'scan_id',
         'target',
@@ -152,37 +162,58 @@ export class Retests {
         'matcher_status',
         'result_type',
         'vuln_status',
-        'served_events',
+        'served_fields',
         'created_at',
         'updated_at',
       ])
-      // The raw events are read only for rows that have no served form.
-      .select(sql<string | null>`case when served_events is null then events end`.as('events'))
+      // The older forms of the events are read only for results that have no served fields.
+      .select(sql<string | null>`case when served_fields is null then served_events end`.as('served_events'))
+      .select(
+        sql<string | null>`case when served_fields is null and served_events is null then events end`.as(
+          'events',
+        ),
+      )
       .execute();
     const sources = await loadSources(
       this.reads,
       rows.map((r) => r.template_hash),
     );
-    return rows.map((row) => ({
-      ...resultOf(row, sources),
-      eventsJson: row.served_events ?? servedEventsJson(JSON.parse(row.events ?? '[]') as ResultEvent[]),
-    }));
+    return rows.map((row) => servedOf(row, row.served_fields ?? fieldsOf(row), sources));
   }
 
   /**
    * The same page as {@link served}, as the API lists it: the results' JSON texts joined by
-   * commas, as UTF-8 bytes, newest first, built by SQLite in the query that reads the page (the
-   * fields of the API's retest record, in its order, each result's served events spliced in as
-   * stored and its template's text from `template_source`). Undefined on PostgreSQL (see
-   * served-sql.ts), and when a result on the page was recorded before migration 0006 and has no
-   * served events: {@link served} makes them.
+   * commas, as UTF-8 bytes, newest first; undefined when a result on the page was recorded before
+   * migration 0024 and, on PostgreSQL, has no served fields, or on SQLite, no served form at all
+   * (before 0006): {@link served} makes them.
+   *
+   * SQLite writes the page in the query that reads it (see served-sql.ts): each result's served
+   * fields and its template's text from `template_source`, or for a result recorded from 0006 to
+   * 0023 its columns and served events. PostgreSQL answers each result's served fields, template
+   * hash and the two members after the template, joined here: four columns a row to decode, where
+   * it had sent sixteen for the API to serialise (half the API's CPU per page, measured).
    */
   async servedPage(teamId: string, query: PageQuery): Promise<Buffer | undefined> {
-    // PostgreSQL serves pages from rows (see served-sql.ts).
-    if (this.conn.engine === 'postgres') return undefined;
+    if (this.conn.engine === 'postgres') {
+      const rows = await (await this.pageRows(teamId, query))
+        .clearSelect()
+        .select(['served_fields', 'template_hash', 'result_type', 'vuln_status'])
+        .execute();
+      if (!rows.every(hasServedFields)) return undefined;
+      const sources = await loadSources(
+        this.reads,
+        rows.map((r) => r.template_hash),
+      );
+      return Buffer.from(servedRetestItems(rows.map((row) => servedOf(row, row.served_fields, sources))));
+    }
     const ids = (await (await this.pageIds(teamId, query)).execute()).map((row) => row.id);
     const item = compiledOnce(this.reads, 'retest', servedRetestJson);
-    return writtenItems(this.reads, ids, { table: 'retest', alias: 'r', served: 'served_events', item });
+    return writtenItems(this.reads, ids, {
+      table: 'retest',
+      alias: 'r',
+      served: sql`coalesce(r.served_fields, r.served_events)`,
+      item,
+    });
   }
 
   /**
@@ -236,7 +267,7 @@ export class Retests {
   }
 }
 
-type ResultColumns = Omit<RetestTable, 'events' | 'served_events'>;
+type ResultColumns = Omit<RetestTable, 'events' | 'served_events' | 'served_fields'>;
 
 function resultOf(row: ResultColumns, sources: ReadonlyMap<string, string>): Omit<RetestResult, 'events'> {
   return {
@@ -257,12 +288,66 @@ function resultOf(row: ResultColumns, sources: ReadonlyMap<string, string>): Omi
   };
 }
 
+function hasServedFields<T extends { served_fields: string | null }>(
+  row: T,
+): row is T & { served_fields: string } {
+  return row.served_fields !== null;
+}
+
+function servedOf(
+  row: Pick<RetestTable, 'template_hash' | 'result_type' | 'vuln_status'>,
+  fields: string,
+  sources: ReadonlyMap<string, string>,
+): ServedRetest {
+  return {
+    fields,
+    templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
+    resultType: row.result_type as ResultType,
+    vulnStatus: row.vuln_status as VulnStatus,
+  };
+}
+
+/** The served fields of a result recorded before migration 0024, written from its columns. */
+function fieldsOf(
+  row: Omit<ResultColumns, 'id' | 'team_id'> & { served_events: string | null; events: string | null },
+): string {
+  return servedRetestFields({
+    matcherStatus: row.matcher_status === 1,
+    vulnId: row.finding_id,
+    target: row.target,
+    templateUrl: row.template_url,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    scanId: row.scan_id,
+    eventsJson: row.served_events ?? servedEventsJson(JSON.parse(row.events ?? '[]') as ResultEvent[]),
+    templateId: row.template_id,
+    templatePath: row.template_path,
+  });
+}
+
 /**
  * A retest result as the API lists it, as JSON text written by SQLite (see
- * `Retests.servedPage`), reading the result as `r`.
+ * `Retests.servedPage`), reading the result as `r`: its served fields, template and the members
+ * after it, or for a result recorded from migration 0006 to 0023, every member from its columns
+ * and served events.
  */
 function servedRetestJson(): RawBuilder<string> {
   const text = (column: keyof RetestTable) => jsonString(sql.ref(`r.${column}`));
+  const fromFields = formatted([
+    '{',
+    sql.ref('r.served_fields'),
+    ',"template_encoded":',
+    jsonTemplateText('r'),
+    ',"result_type":',
+    text('result_type'),
+    ',"vuln_status":',
+    text('vuln_status'),
+    '}',
+  ]);
+  return sql<string>`case when r.served_fields is null then ${fromColumns(text)} else ${fromFields} end`;
+}
+
+function fromColumns(text: (column: keyof RetestTable) => RawBuilder<string>): RawBuilder<string> {
   return formatted([
     '{"matcher_status":',
     jsonFlag(sql.ref('r.matcher_status')),

@@ -263,8 +263,16 @@ export interface RetestTable {
   vuln_status: string;
   /** The retest's result events, as a JSON array. */
   events: string;
-  /** The same events as the API serves them (see `servedEventsJson`); null on rows recorded before 0006. */
+  /**
+   * The same events as the API serves them (see `servedEventsJson`), on rows recorded from 0006 to
+   * 0023; null before, and after, where `served_fields` holds them.
+   */
   served_events: string | null;
+  /**
+   * Its listing item's members up to its template, as the API serves them (see
+   * `servedRetestFields`); null on rows recorded before 0024.
+   */
+  served_fields: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
 }

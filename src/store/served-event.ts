@@ -1,4 +1,6 @@
 import type { ResultEvent } from '../event/index.js';
+import type { ServedRetest } from './model.js';
+import { type EpochMs, formatTimestamp } from './time.js';
 
 type Loose = Record<string, unknown>;
 
@@ -72,6 +74,60 @@ export function servedFindingFields(event: ResultEvent): string {
   const served = servedEvent(event);
   const info = served.info as Loose;
   return `"description":${JSON.stringify(info.description)},"impact":${JSON.stringify(info.impact)},"remediation":${JSON.stringify(info.remediation)},"reference":${JSON.stringify(info.reference)},"labels":[],"event":[${JSON.stringify(served)}]`;
+}
+
+/** What a retest result's served fields are written from. */
+export interface RetestFieldsSource {
+  readonly matcherStatus: boolean;
+  readonly vulnId: string;
+  readonly target: string;
+  readonly templateUrl: string;
+  readonly createdAt: EpochMs;
+  readonly updatedAt: EpochMs;
+  readonly scanId: string;
+  /** Its events as {@link servedEventsJson} writes them. */
+  readonly eventsJson: string;
+  readonly templateId: string;
+  readonly templatePath: string;
+}
+
+/**
+ * The members of a retest result's listing item up to its template, as JSON text in the item's
+ * order: `"matcher_status":…,"vuln_id":…,…,"event":[…],"template_id":…,"template_path":…`.
+ * Written once when the result is recorded (nothing in them ever changes), so that a page is the
+ * kept texts joined by {@link servedRetestItem} rather than rows decoded and serialised again.
+ */
+export function servedRetestFields(r: RetestFieldsSource): string {
+  return `"matcher_status":${r.matcherStatus},"vuln_id":${JSON.stringify(r.vulnId)},"target":${JSON.stringify(r.target)},"template_url":${JSON.stringify(r.templateUrl)},"created_at":"${formatTimestamp(r.createdAt)}","updated_at":"${formatTimestamp(r.updatedAt)}","scan_id":${JSON.stringify(r.scanId)},"event":${r.eventsJson},"template_id":${JSON.stringify(r.templateId)},"template_path":${JSON.stringify(r.templatePath)}`;
+}
+
+/**
+ * A retest result's listing item: its {@link servedRetestFields}, then its template's text
+ * (`templateJson`, already a JSON string: a page quotes each template once), result type and status.
+ */
+export function servedRetestItem(
+  fields: string,
+  templateJson: string,
+  resultType: string,
+  vulnStatus: string,
+): string {
+  return `{${fields},"template_encoded":${templateJson},"result_type":${JSON.stringify(resultType)},"vuln_status":${JSON.stringify(vulnStatus)}}`;
+}
+
+/** Retest results' listing items joined by commas, each template's text quoted once for the page. */
+export function servedRetestItems(results: readonly ServedRetest[]): string {
+  const quoted = new Map<string, string>();
+  const quote = (text: string) => {
+    let json = quoted.get(text);
+    if (json === undefined) {
+      json = JSON.stringify(text);
+      quoted.set(text, json);
+    }
+    return json;
+  };
+  return results
+    .map((r) => servedRetestItem(r.fields, quote(r.templateEncoded), r.resultType, r.vulnStatus))
+    .join(',');
 }
 
 function str(value: unknown): string {

@@ -102,13 +102,19 @@ export function bytesOf(value: Uint8Array | null | undefined): Buffer {
 export async function writtenItems(
   db: Kysely<Database>,
   ids: readonly string[],
-  from: { table: 'retest' | 'finding'; alias: string; served: string; item: RawBuilder<string> },
+  from: {
+    table: 'retest' | 'finding';
+    alias: string;
+    /** The column, or an expression of the row, that is null on rows `item` cannot write. */
+    served: string | RawBuilder<unknown>;
+    item: RawBuilder<string>;
+  },
 ): Promise<Buffer | undefined> {
   if (ids.length === 0) return bytesOf(null);
   const { table, alias, served, item } = from;
   const page = await sql<{ json: Uint8Array | null; unserved: number }>`select
       ${utf8(sql`group_concat(${item}, ',' order by page.key)`)} as json,
-      count(*) - count(${sql.ref(`${alias}.${served}`)}) as unserved
+      count(*) - count(${typeof served === 'string' ? sql.ref(`${alias}.${served}`) : served}) as unserved
     from ${pageOf(ids)} page join ${sql.table(table)} ${sql.raw(alias)} on ${sql.ref(`${alias}.id`)} = page.value`.execute(
     db,
   );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
-import { servedEvent } from './served-event.js';
+import { servedEvent, servedEventsJson, servedRetestItems } from './served-event.js';
 import { openStore, type Store } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
 
@@ -175,27 +175,45 @@ describe.each(ENGINES)('store on $engine', ({ create }) => {
     );
   });
 
-  it('lists retest results with their served events, made from the raw events for results recorded before migration 0006', async () => {
+  it('serves retest results recorded before migration 0024 as it serves newer ones, from their raw events before 0006', async () => {
     const scan = await store.scans.create({ teamId, name: 'served events' });
     await store.scans.markRunning(scan.id);
     const { finding } = await store.findings.add(scan.id, event({ 'matched-at': 'https://app.test/served' }));
     const raw = event({ 'matched-at': 'https://app.test/served', 'extracted-results': null } as never);
-    const older = await store.retests.record({ vulnId: finding.id, resultType: 'matched', events: [raw] });
+    const record = () => store.retests.record({ vulnId: finding.id, resultType: 'matched', events: [raw] });
+    const [oldest, older, newer] = [await record(), await record(), await record()];
     await store.connection.db
       .updateTable('retest')
-      .set({ served_events: null })
+      .set({ served_fields: null, served_events: null })
+      .where('id', '=', oldest.id)
+      .execute();
+    await store.connection.db
+      .updateTable('retest')
+      .set({ served_fields: null, served_events: servedEventsJson([raw]) })
       .where('id', '=', older.id)
       .execute();
-    const newer = await store.retests.record({ vulnId: finding.id, resultType: 'matched', events: [raw] });
-    const [first, second] = await store.retests.served(teamId, { offset: 0, limit: 2 });
-    expect([first?.id, second?.id]).toEqual([newer.id, older.id]);
-    const expected = [servedEvent(raw)];
-    expect(expected[0]).toMatchObject({ 'extracted-results': [], path: '', 'matched-line': [] });
-    expect(JSON.parse(first!.eventsJson)).toEqual(expected);
-    expect(JSON.parse(second!.eventsJson)).toEqual(expected);
-    const { eventsJson: _, ...fields } = second!;
-    const { events: __, ...listed } = (await store.retests.list(teamId, { offset: 1, limit: 1 }))[0]!;
-    expect(fields).toEqual(listed);
+    const served = await store.retests.served(teamId, { offset: 0, limit: 3 });
+    const items = JSON.parse(`[${servedRetestItems(served)}]`);
+    expect(servedEvent(raw)).toMatchObject({ 'extracted-results': [], path: '', 'matched-line': [] });
+    const listed = await store.retests.list(teamId, { offset: 0, limit: 3 });
+    expect(listed.map((r) => r.id)).toEqual([newer.id, older.id, oldest.id]);
+    expect(items).toEqual(
+      listed.map((r) => ({
+        matcher_status: true,
+        vuln_id: finding.id,
+        target: r.target,
+        template_url: r.templateUrl,
+        created_at: new Date(r.createdAt).toISOString(),
+        updated_at: new Date(r.updatedAt).toISOString(),
+        scan_id: scan.id,
+        event: [servedEvent(raw)],
+        template_id: r.templateId,
+        template_path: r.templatePath,
+        template_encoded: r.templateEncoded,
+        result_type: 'matched',
+        vuln_status: 'open',
+      })),
+    );
   });
 
   it.each(['false_positive', 'triaged', 'accepted_risk', 'duplicate', 'fix_in_progress'] as const)(

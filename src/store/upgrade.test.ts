@@ -90,6 +90,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0021_scan_name_grams',
       '0022_scan_template_position',
       '0023_scan_lists',
+      '0024_retest_served_fields',
     ]);
   });
   afterAll(async () => {
@@ -160,11 +161,13 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
   });
 
   it('serves the retest results it already held from their raw events', async () => {
-    const [served] = await store.retests.served(team, { offset: 0, limit: 1 });
-    expect(served?.id).toBe(old.retest);
-    expect(JSON.parse(served!.eventsJson)).toEqual([
+    const [listed] = await store.retests.list(team, { offset: 0, limit: 1 });
+    expect(listed?.id).toBe(old.retest);
+    const served = await store.retests.served(team, { offset: 0, limit: 1 });
+    expect(JSON.parse(`{${served[0]?.fields}}`).event).toEqual([
       servedEvent({ 'template-id': 't', 'matcher-status': true } as never),
     ]);
+    expect(await store.retests.servedPage(team, { offset: 0, limit: 1 })).toBeUndefined();
   });
 
   it('counts the findings it already held and serves them from their raw events', async () => {

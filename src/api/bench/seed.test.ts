@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../store/index.js';
 import { ENGINES, type TestDatabase } from '../../store/testing/databases.js';
-import { seed } from './seed.js';
+import { retestItem } from '../serialize.js';
+import { fillServedRetestFields, seed } from './seed.js';
 
 const WORDS = ['prod billing', 'staging auth', 'qa café'];
 
@@ -38,5 +39,18 @@ describe.each(ENGINES)("the benchmark's seed on $engine", ({ create }) => {
     const deep = await store.scans.list(team, { offset: 250, limit: 10 });
     const all = await store.scans.list(team, { offset: 0, limit: 1000 });
     expect(deep.map((scan) => scan.id)).toEqual(all.slice(250, 260).map((scan) => scan.id));
+  });
+
+  it('seeds retest results served as recorded ones are, and fills the served fields of kept ones alike', async () => {
+    const window = { offset: 0, limit: 50 };
+    const served = async () =>
+      JSON.parse(`[${(await store.retests.servedPage(team, window))?.toString('utf8')}]`);
+    const items = (await store.retests.list(team, window)).map(retestItem);
+    expect(items).toHaveLength(50);
+    expect(await served()).toEqual(items);
+    await store.connection.db.updateTable('retest').set({ served_fields: null }).execute();
+    expect(await fillServedRetestFields(store)).toBe(50);
+    expect(await fillServedRetestFields(store)).toBe(0);
+    expect(await served()).toEqual(items);
   });
 });

@@ -8,6 +8,7 @@ import {
   type Store,
   servedEventsJson,
   servedFindingFields,
+  servedRetestFields,
 } from '../../store/index.js';
 
 /** How much the benchmark stores: a team's year of scanning. */
@@ -185,7 +186,7 @@ const RETEST: Rows = {
     'result_type',
     'vuln_status',
     'events',
-    'served_events',
+    'served_fields',
     'created_at',
     'updated_at',
   ],
@@ -317,21 +318,37 @@ export async function seed(
     const created = base + i * retestEvery;
     const matched = i % 3 !== 0;
     const events = [eventObject(i, matched)];
+    const finding = findingIds[i % findingIds.length]!;
+    const scan = scanIds[i % scanIds.length]!;
+    const target = `host${i % 5000}.example.test`;
+    const path = `/t/${template.id}.yaml`;
+    const url = `https://cloud.projectdiscovery.io/public/${template.id}`;
     return [
       newId(),
       teamId,
-      findingIds[i % findingIds.length]!,
-      scanIds[i % scanIds.length]!,
-      `host${i % 5000}.example.test`,
+      finding,
+      scan,
+      target,
       template.id,
-      `/t/${template.id}.yaml`,
-      `https://cloud.projectdiscovery.io/public/${template.id}`,
+      path,
+      url,
       template.hash,
       matched ? 1 : 0,
       matched ? 'matched' : 'not_matched',
       matched ? 'open' : 'fixed',
       `[${JSON.stringify(events[0])}]`,
-      servedEventsJson(events),
+      servedRetestFields({
+        matcherStatus: matched,
+        vulnId: finding,
+        target,
+        templateUrl: url,
+        createdAt: created,
+        updatedAt: created,
+        scanId: scan,
+        eventsJson: servedEventsJson(events),
+        templateId: template.id,
+        templatePath: path,
+      }),
       created,
       created,
     ];
@@ -443,31 +460,62 @@ function postgresWriter(store: Store): Writer {
   };
 }
 
+/** A retest row as the fill below reads it. */
+interface UnservedRetest {
+  readonly id: string;
+  readonly finding_id: string;
+  readonly scan_id: string;
+  readonly target: string;
+  readonly template_id: string;
+  readonly template_path: string;
+  readonly template_url: string;
+  readonly matcher_status: number;
+  readonly created_at: number | string;
+  readonly updated_at: number | string;
+  readonly events: string;
+  readonly served_events: string | null;
+}
+
+const UNSERVED_RETEST_COLUMNS =
+  'finding_id, scan_id, target, template_id, template_path, template_url, matcher_status, created_at, updated_at, events, served_events';
+
+function retestFields(row: UnservedRetest): string {
+  return servedRetestFields({
+    matcherStatus: row.matcher_status === 1,
+    vulnId: row.finding_id,
+    target: row.target,
+    templateUrl: row.template_url,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    scanId: row.scan_id,
+    eventsJson: row.served_events ?? servedEventsJson(JSON.parse(row.events) as ResultEvent[]),
+    templateId: row.template_id,
+    templatePath: row.template_path,
+  });
+}
+
 /**
- * Writes the served form of the events of retest results that have none (a store seeded before
- * migration 0006 and kept), as recording them now would: the benchmark then measures what a store
- * written by this version serves.
+ * Writes the served fields of retest results that have none (a store seeded before migration
+ * 0024 and kept), as recording them now would: the benchmark then measures what a store written
+ * by this version serves.
  */
-export async function fillServedEvents(store: Store): Promise<number> {
+export async function fillServedRetestFields(store: Store): Promise<number> {
   const { connection } = store;
   let filled = 0;
   if (connection.engine === 'sqlite') {
     const db = connection.sqlite;
-    const read = db.prepare<[number], { r: number; events: string; served: string | null }>(
-      'select rowid as r, events, served_events as served from retest where rowid > ? order by rowid limit 10000',
+    const read = db.prepare<[number], UnservedRetest & { r: number }>(
+      `select rowid as r, id, ${UNSERVED_RETEST_COLUMNS} from retest where rowid > ? and served_fields is null order by rowid limit 10000`,
     );
-    const write = db.prepare('update retest set served_events = ? where rowid = ?');
-    const fill = db.transaction((rows: { r: number; events: string; served: string | null }[]) => {
-      for (const row of rows) {
-        if (row.served !== null) continue;
-        write.run(servedEventsJson(JSON.parse(row.events) as ResultEvent[]), row.r);
-        filled++;
-      }
+    const write = db.prepare('update retest set served_fields = ?, served_events = null where rowid = ?');
+    const fill = db.transaction((rows: (UnservedRetest & { r: number })[]) => {
+      for (const row of rows) write.run(retestFields(row), row.r);
     });
     for (let after = 0; ; ) {
       const rows = read.all(after);
       if (rows.length === 0) break;
       fill(rows);
+      filled += rows.length;
       after = rows.at(-1)!.r;
     }
     return filled;
@@ -475,15 +523,14 @@ export async function fillServedEvents(store: Store): Promise<number> {
   const client = await connection.pool.connect();
   try {
     for (let after = ''; ; ) {
-      const { rows } = await client.query<{ id: string; events: string }>(
-        'select id, events from retest where id > $1 and served_events is null order by id limit 5000',
+      const { rows } = await client.query<UnservedRetest>(
+        `select id, ${UNSERVED_RETEST_COLUMNS} from retest where id > $1 and served_fields is null order by id limit 5000`,
         [after],
       );
       if (rows.length === 0) break;
-      const served = rows.map((row) => servedEventsJson(JSON.parse(row.events) as ResultEvent[]));
       await client.query(
-        'update retest set served_events = v.served from unnest($1::text[], $2::text[]) as v(id, served) where retest.id = v.id',
-        [rows.map((row) => row.id), served],
+        'update retest set served_fields = v.served, served_events = null from unnest($1::text[], $2::text[]) as v(id, served) where retest.id = v.id',
+        [rows.map((row) => row.id), rows.map(retestFields)],
       );
       filled += rows.length;
       after = rows.at(-1)!.id;
