@@ -52,7 +52,6 @@ export { keepEveryScanLists } from './scan-lists.js';
 export type { RunKey } from './scan-runs.js';
 export { SCAN_SORT_FIELDS, type ScanSortField } from './scans.js';
 export {
-  type RetestFieldsSource,
   servedEvent,
   servedEventsJson,
   servedFindingFields,

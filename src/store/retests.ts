@@ -183,9 +183,9 @@ export class Retests {
 
   /**
    * The same page as {@link served}, as the API lists it: the results' JSON texts joined by
-   * commas, as UTF-8 bytes, newest first; undefined when a result on the page was recorded before
-   * migration 0024 and, on PostgreSQL, has no served fields, or on SQLite, no served form at all
-   * (before 0006): {@link served} makes them.
+   * commas, as UTF-8 bytes, newest first; undefined when a result on the page has no served
+   * fields (recorded before migration 0024) on PostgreSQL, or no served form at all (recorded
+   * before 0006) on SQLite: {@link served} makes them.
    *
    * SQLite writes the page in the query that reads it (see served-sql.ts): each result's served
    * fields and its template's text from `template_source`, or for a result recorded from 0006 to
