@@ -46,7 +46,7 @@ export {
   type RetestRequest,
   type RetestRequestState,
 } from './retest-requests.js';
-export { isTriagedByHand } from './retests.js';
+export { isTriagedByHand, type RetestFieldColumns, retestFieldsOf } from './retests.js';
 export type { AuthEntry, AuthenticationFigures, ScanAuthentication } from './scan-auth.js';
 export { keepEveryScanLists } from './scan-lists.js';
 export type { RunKey } from './scan-runs.js';

@@ -178,7 +178,7 @@ export class Retests {
       this.reads,
       rows.map((r) => r.template_hash),
     );
-    return rows.map((row) => servedOf(row, row.served_fields ?? fieldsOf(row), sources));
+    return rows.map((row) => servedOf(row, row.served_fields ?? retestFieldsOf(row), sources));
   }
 
   /**
@@ -307,10 +307,26 @@ function servedOf(
   };
 }
 
-/** The served fields of a result recorded before migration 0024, written from its columns. */
-function fieldsOf(
-  row: Omit<ResultColumns, 'id' | 'team_id'> & { served_events: string | null; events: string | null },
-): string {
+/** The columns a result's served fields are written from when it has none kept. */
+export type RetestFieldColumns = Pick<
+  RetestTable,
+  | 'finding_id'
+  | 'scan_id'
+  | 'target'
+  | 'template_id'
+  | 'template_path'
+  | 'template_url'
+  | 'matcher_status'
+  | 'created_at'
+  | 'updated_at'
+  | 'served_events'
+> & { readonly events: string | null };
+
+/**
+ * The served fields of a result recorded before migration 0024, written from its columns: its
+ * served events (0006 to 0023), or before them its raw events.
+ */
+export function retestFieldsOf(row: RetestFieldColumns): string {
   return servedRetestFields({
     matcherStatus: row.matcher_status === 1,
     vulnId: row.finding_id,
@@ -333,9 +349,9 @@ function fieldsOf(
  */
 function servedRetestJson(): RawBuilder<string> {
   const text = (column: keyof RetestTable) => jsonString(sql.ref(`r.${column}`));
-  const fromFields = formatted([
+  return formatted([
     '{',
-    sql.ref('r.served_fields'),
+    sql`case when r.served_fields is null then ${fieldsFromColumns(text)} else r.served_fields end`,
     ',"template_encoded":',
     jsonTemplateText('r'),
     ',"result_type":',
@@ -344,12 +360,12 @@ function servedRetestJson(): RawBuilder<string> {
     text('vuln_status'),
     '}',
   ]);
-  return sql<string>`case when r.served_fields is null then ${fromColumns(text)} else ${fromFields} end`;
 }
 
-function fromColumns(text: (column: keyof RetestTable) => RawBuilder<string>): RawBuilder<string> {
+/** What `servedRetestFields` writes, written by SQLite from the columns and served events of `r`. */
+function fieldsFromColumns(text: (column: keyof RetestTable) => RawBuilder<string>): RawBuilder<string> {
   return formatted([
-    '{"matcher_status":',
+    '"matcher_status":',
     jsonFlag(sql.ref('r.matcher_status')),
     ',"vuln_id":',
     text('finding_id'),
@@ -369,12 +385,5 @@ function fromColumns(text: (column: keyof RetestTable) => RawBuilder<string>): R
     text('template_id'),
     ',"template_path":',
     text('template_path'),
-    ',"template_encoded":',
-    jsonTemplateText('r'),
-    ',"result_type":',
-    text('result_type'),
-    ',"vuln_status":',
-    text('vuln_status'),
-    '}',
   ]);
 }

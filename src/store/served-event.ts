@@ -105,7 +105,7 @@ export function servedRetestFields(r: RetestFieldsSource): string {
  * A retest result's listing item: its {@link servedRetestFields}, then its template's text
  * (`templateJson`, already a JSON string: a page quotes each template once), result type and status.
  */
-export function servedRetestItem(
+function servedRetestItem(
   fields: string,
   templateJson: string,
   resultType: string,

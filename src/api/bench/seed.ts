@@ -5,6 +5,8 @@ import type { ResultEvent } from '../../event/index.js';
 import {
   keepEveryScanLists,
   newId,
+  type RetestFieldColumns,
+  retestFieldsOf,
   type Store,
   servedEventsJson,
   servedFindingFields,
@@ -460,38 +462,18 @@ function postgresWriter(store: Store): Writer {
   };
 }
 
-/** A retest row as the fill below reads it. */
-interface UnservedRetest {
+/** A retest row as the fill below reads it (PostgreSQL answers `bigint` as text). */
+type UnservedRetest = Omit<RetestFieldColumns, 'created_at' | 'updated_at'> & {
   readonly id: string;
-  readonly finding_id: string;
-  readonly scan_id: string;
-  readonly target: string;
-  readonly template_id: string;
-  readonly template_path: string;
-  readonly template_url: string;
-  readonly matcher_status: number;
   readonly created_at: number | string;
   readonly updated_at: number | string;
-  readonly events: string;
-  readonly served_events: string | null;
-}
+};
 
 const UNSERVED_RETEST_COLUMNS =
   'finding_id, scan_id, target, template_id, template_path, template_url, matcher_status, created_at, updated_at, events, served_events';
 
 function retestFields(row: UnservedRetest): string {
-  return servedRetestFields({
-    matcherStatus: row.matcher_status === 1,
-    vulnId: row.finding_id,
-    target: row.target,
-    templateUrl: row.template_url,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    scanId: row.scan_id,
-    eventsJson: row.served_events ?? servedEventsJson(JSON.parse(row.events) as ResultEvent[]),
-    templateId: row.template_id,
-    templatePath: row.template_path,
-  });
+  return retestFieldsOf({ ...row, created_at: Number(row.created_at), updated_at: Number(row.updated_at) });
 }
 
 /**
