@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatGoDuration, formatTimestamp, openStore, type Store } from '../store/index.js';
 import { postgresTestDatabase, sqliteTestDatabase, type TestDatabase } from '../store/testing/databases.js';
@@ -45,8 +46,10 @@ const ELAPSED = [
   -5,
 ];
 
-describe('the scans page SQLite writes', () => {
-  const create = sqliteTestDatabase;
+describe.each([
+  ['SQLite', sqliteTestDatabase],
+  ['PostgreSQL', postgresTestDatabase],
+] as const)('the scans page %s serves', (engine, create) => {
   let database: TestDatabase;
   let store: Store;
   let team = '';
@@ -118,7 +121,7 @@ describe('the scans page SQLite writes', () => {
   });
 
   async function servedItems(query: Parameters<Store['scans']['list']>[1], at = Date.now()) {
-    const { json } = (await store.scans.servedPage(team, query, at))!;
+    const { json } = await store.scans.servedPage(team, query, at);
     return JSON.parse(`[${json.toString('utf8')}]`) as Record<string, unknown>[];
   }
 
@@ -194,24 +197,49 @@ describe('the scans page SQLite writes', () => {
     });
   });
 
-  it('writes the same bytes from a read thread as from the main connection', async () => {
-    const direct = await openStore(database.location, { readThreads: 0 });
-    try {
+  it.runIf(engine === 'PostgreSQL')(
+    'writes lists kept with a space after each comma, as earlier versions kept them, as JSON.stringify does',
+    async () => {
       const at = Date.now();
-      for (const query of [
-        { offset: 0, limit: 1000 },
-        { offset: 0, limit: 3, search: 'ÜNÏCÖDÉ' },
-      ]) {
-        const threaded = (await store.scans.servedPage(team, query, at))!.json;
-        const main = (await direct.scans.servedPage(team, query, at))!.json;
-        expect(Buffer.isBuffer(threaded) && Buffer.isBuffer(main)).toBe(true);
-        expect(threaded.equals(main)).toBe(true);
-        expect(threaded.toString('utf8')).toContain('東京タワー 🙂');
+      const query = { offset: 0, limit: 1000 };
+      const before = (await store.scans.servedPage(team, query, at)).json;
+      expect(before.toString('utf8')).toContain('"template_ids":["t-1-public"],');
+      expect(before.toString('utf8')).not.toContain('", "');
+      await sql`update scan set listed_template_ids = listed_template_ids::jsonb::text,
+        listed_public_templates = listed_public_templates::jsonb::text,
+        listed_template_urls = listed_template_urls::jsonb::text,
+        listed_asset_ids = listed_asset_ids::jsonb::text`.execute(store.connection.db);
+      const spaced = await sql<{
+        n: number;
+      }>`select count(*)::int as n from scan where listed_template_ids like '%", "%'`.execute(
+        store.connection.db,
+      );
+      expect(spaced.rows[0]?.n).toBeGreaterThan(0);
+      expect((await store.scans.servedPage(team, query, at)).json.equals(before)).toBe(true);
+    },
+  );
+
+  it.runIf(engine === 'SQLite')(
+    'writes the same bytes from a read thread as from the main connection',
+    async () => {
+      const direct = await openStore(database.location, { readThreads: 0 });
+      try {
+        const at = Date.now();
+        for (const query of [
+          { offset: 0, limit: 1000 },
+          { offset: 0, limit: 3, search: 'ÜNÏCÖDÉ' },
+        ]) {
+          const threaded = (await store.scans.servedPage(team, query, at)).json;
+          const main = (await direct.scans.servedPage(team, query, at)).json;
+          expect(Buffer.isBuffer(threaded) && Buffer.isBuffer(main)).toBe(true);
+          expect(threaded.equals(main)).toBe(true);
+          expect(threaded.toString('utf8')).toContain('東京タワー 🙂');
+        }
+      } finally {
+        await direct.close();
       }
-    } finally {
-      await direct.close();
-    }
-  });
+    },
+  );
 
   it('serves any name as the store reads it back', async () => {
     const names = fc.string({ unit: 'binary', maxLength: 24 }).filter((name) => !name.includes('\u0000'));
@@ -228,20 +256,5 @@ describe('the scans page SQLite writes', () => {
       }),
       { numRuns: 60 },
     );
-  });
-});
-
-describe('the scans page on PostgreSQL', () => {
-  it('is left to the API to render from the scans read, as PostgreSQL plans each run anew', async () => {
-    const database = await postgresTestDatabase();
-    const store = await openStore(database.location);
-    try {
-      const team = (await store.teams.ensure('pages')).id;
-      await store.scans.create({ teamId: team, name: 'one' });
-      expect(await store.scans.servedPage(team, { offset: 0, limit: 10 }, Date.now())).toBeUndefined();
-    } finally {
-      await store.close();
-      await database.drop();
-    }
   });
 });

@@ -1,7 +1,7 @@
 import type { ResultEvent } from '../event/index.js';
 import {
   type AssetList,
-  formatGoDuration,
+  formatElapsed,
   formatTimestamp,
   type RetestResult,
   type Scan,
@@ -11,16 +11,12 @@ import {
 } from '../store/index.js';
 import type { AssetItem, EventRecord, RetestItem, ScanItem } from './schemas.js';
 
-/** Whole seconds from a second up, as users read durations in a list; milliseconds below. */
-function elapsed(ms: number): string {
-  return formatGoDuration(ms >= 1000 ? Math.round(ms / 1000) * 1000 : ms);
-}
-
 export function scanItem(scan: Scan): ScanItem {
+  const { critical, high, medium, low, info, unknown } = scan.severity;
   return {
     scan_id: scan.id,
     status: scan.status,
-    scan_time_elapsed: elapsed(scan.elapsedMs),
+    scan_time_elapsed: formatElapsed(scan.elapsedMs),
     progress: scan.progress,
     failure_reason: scan.failureReason,
     created_at: formatTimestamp(scan.createdAt),
@@ -30,7 +26,8 @@ export function scanItem(scan: Scan): ScanItem {
     total_scan: scan.totalScan,
     total_template: scan.totalTemplate,
     name: scan.name,
-    severity: { ...scan.severity },
+    // Most severe first, as the pages list them (`SEVERITY_RANK`).
+    severity: { critical, high, medium, low, info, unknown },
     is_oss: scan.isOss,
     is_cloud: scan.isCloud,
     scan_frequency: scan.scanFrequency,

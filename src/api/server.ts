@@ -36,7 +36,7 @@ import {
   ScansQuery,
   ScansResponse,
 } from './schemas.js';
-import { assetItem, retestPage, scanItem } from './serialize.js';
+import { assetItem, retestPage } from './serialize.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -251,14 +251,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
         };
         const message = 'Successfully retrieved scans';
         const served = await store.scans.servedPage(team, window, Date.now());
-        if (served !== undefined) {
-          return { payload: listOf(message, 'data', served.json), live: served.live };
-        }
-        const scans = await store.scans.list(team, window);
-        return {
-          payload: { message, data: scans.map(scanItem) },
-          live: scans.some((scan) => scan.status === 'running'),
-        };
+        return { payload: listOf(message, 'data', served.json), live: served.live };
       });
     },
   );

@@ -4,7 +4,7 @@ import type { Connection } from './connect.js';
 import type { VulnStatus } from './model.js';
 import type { Database, FindingTable } from './schema.js';
 
-/** Most severe first: the order of the `severity` sort. */
+/** Most severe first: the order of the `severity` sort, and of a scan's counts in the API's items. */
 export const SEVERITY_RANK: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];
 
 /** Orders of a scan's findings table: as recorded, most severe first, by host, by template. */

@@ -59,6 +59,6 @@ export {
   servedRetestItems,
 } from './served-event.js';
 export { openStore, Store } from './store.js';
-export { formatGoDuration, formatTimestamp } from './time.js';
+export { formatElapsed, formatGoDuration, formatTimestamp } from './time.js';
 export { MAX_TRIAGE_IDS, type StatusChange } from './triage.js';
 export { targetOf, vulnHash } from './vuln-hash.js';

@@ -45,13 +45,17 @@ function listsOfRows(engine: Engine) {
 }
 
 /**
- * A JSON array of `value` over `rows` in `order`, `[]` for none. On SQLite the rows come ordered
- * from a subquery, which it does not merge into the aggregate reading it: an ordered aggregate
- * sorts them again in a temporary B-tree, where the index gives them in order.
+ * A JSON array of `value` over `rows` in `order`, `[]` for none, as `JSON.stringify` writes it
+ * (so that a page splices it as it is, see `servedScanText`). On PostgreSQL joined from each
+ * value's `to_json`, as `json_agg` writes them but without its space after each comma. On SQLite
+ * the rows come ordered from a subquery, which it does not merge into the aggregate reading it:
+ * an ordered aggregate sorts them again in a temporary B-tree, where the index gives them in order.
  */
 function aggregated(engine: Engine, rows: string, value: string, order: string): RawBuilder<string> {
   return engine === 'postgres'
-    ? sql.raw<string>(`coalesce((select json_agg(${value} order by ${order}) from ${rows})::text, '[]')`)
+    ? sql.raw<string>(
+        `coalesce('[' || (select string_agg(to_json(${value})::text, ',' order by ${order}) from ${rows}) || ']', '[]')`,
+      )
     : sql.raw<string>(
         `coalesce((select json_group_array(v) from (select ${value} as v from ${rows} order by ${order})), '[]')`,
       );

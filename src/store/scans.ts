@@ -19,7 +19,7 @@ import { deleteScan } from './scan-deletion.js';
 import { keepScanLists } from './scan-lists.js';
 import type { Database, ScanTable } from './schema.js';
 import { nameContains, type Span, scanNameContains, searchSpans } from './search.js';
-import { servedScanJson } from './served-scans.js';
+import { scanElapsedMs, servedScanJson, servedScanText } from './served-scans.js';
 import { bytesOf, compiledOnce, pageOf, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
@@ -341,16 +341,19 @@ export class Scans {
    * A page of the team's scans as the API lists them: the JSON texts of its scans joined by
    * commas, as UTF-8 bytes, in the listing's order (see {@link servedScanJson}), built by SQLite
    * in the query that reads the page (the bytes cross from the read thread, not the rows), and
-   * whether any of them is running. `now` gives running scans their elapsed time. Undefined on
-   * PostgreSQL (see served-sql.ts), where the API renders {@link list}'s scans.
+   * whether any of them is running. `now` gives running scans their elapsed time. PostgreSQL's
+   * page is written from its rows by {@link servedScanText}, the same text (see served-sql.ts).
    */
-  async servedPage(
-    teamId: string,
-    query: ScanQuery,
-    now: number,
-  ): Promise<{ json: Buffer; live: boolean } | undefined> {
-    // PostgreSQL serves pages from rows (see served-sql.ts).
-    if (this.conn.engine === 'postgres') return undefined;
+  async servedPage(teamId: string, query: ScanQuery, now: number): Promise<{ json: Buffer; live: boolean }> {
+    if (this.conn.engine === 'postgres') {
+      // Written from the rows by the API's process (see served-sql.ts).
+      const rows = await (await this.pageRows(teamId, query))?.execute();
+      if (rows === undefined || rows.length === 0) return { json: bytesOf(null), live: false };
+      return {
+        json: Buffer.from(rows.map((row) => servedScanText(row, now)).join(',')),
+        live: rows.some((row) => row.status === 'running'),
+      };
+    }
     const selected = await this.pageIds(teamId, query);
     const ids =
       selected === undefined || Array.isArray(selected)
@@ -617,8 +620,7 @@ function toScan(
     updatedAt: row.updated_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
-    elapsedMs:
-      row.elapsed_ms ?? (row.status === 'running' && row.started_at !== null ? now - row.started_at : 0),
+    elapsedMs: scanElapsedMs(row, now),
     totalTarget: row.total_target,
     totalTemplate: row.total_template,
     totalScan: row.total_scan,

