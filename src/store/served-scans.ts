@@ -123,9 +123,10 @@ export function scanElapsedMs(
 }
 
 /**
- * A kept list as `JSON.stringify` writes it. PostgreSQL's lists kept by earlier versions have a
- * space after each comma (`json_agg`'s form, see scan-lists.ts): those are written again; a list
- * without `, ` anywhere has no such space and is spliced as it is.
+ * A kept list as `JSON.stringify` writes it. Lists that earlier versions kept on PostgreSQL have a
+ * space after each comma (`json_agg`'s form): migration 0025 rewrote those, but a process of an
+ * earlier version may still write one; it is written again here. A list without `, ` anywhere
+ * has no such space and is spliced as it is.
  */
 function listed(text: string): string {
   return text.includes(', ') ? JSON.stringify(JSON.parse(text)) : text;

@@ -91,6 +91,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0022_scan_template_position',
       '0023_scan_lists',
       '0024_retest_served_fields',
+      '0025_scan_lists_compact',
     ]);
   });
   afterAll(async () => {
@@ -187,14 +188,27 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       assetIds: ['asset-a', 'asset-z'],
     });
     expect(await store.scans.require(old.scans[0]!)).toMatchObject({ templateIds: [], assetIds: [] });
-    if (store.engine !== 'sqlite') return;
     const page = await store.scans.servedPage(team, { offset: 0, limit: 100 }, 0);
-    const served = (JSON.parse(`[${page?.json.toString('utf8')}]`) as { scan_id: string }[]).find(
+    const served = (JSON.parse(`[${page.json.toString('utf8')}]`) as { scan_id: string }[]).find(
       (scan) => scan.scan_id === old.scans[1],
     );
     expect(served).toMatchObject({
       template_ids: ['first', 'second "q"', 'later'],
       asset_ids: ['asset-a', 'asset-z'],
+    });
+  });
+
+  it('keeps those lists as JSON.stringify writes them, without a space after each comma', async () => {
+    const row = await store.connection.db
+      .selectFrom('scan')
+      .select(['listed_template_ids', 'listed_public_templates', 'listed_template_urls', 'listed_asset_ids'])
+      .where('id', '=', old.scans[1]!)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      listed_template_ids: JSON.stringify(['first', 'second "q"', 'later']),
+      listed_public_templates: JSON.stringify(['second "q"', 'later']),
+      listed_template_urls: JSON.stringify(['https://example.com/first']),
+      listed_asset_ids: JSON.stringify(['asset-a', 'asset-z']),
     });
   });
 
