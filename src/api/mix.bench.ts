@@ -50,7 +50,7 @@ const CONNECTIONS = 10;
  * How long a new API server is loaded with the mix before its measured rows, and reported as a
  * row of its own: until then V8 is still compiling the server's code (the first seconds of a new
  * server cost about half as much CPU again per response as later ones, measured). Its URLs come
- * from another seed than the measured rows', so no page the rows ask for was read before.
+ * from another seed than the measured rows', so the rows ask for pages it read only by chance.
  */
 const WARM_SECONDS = Number(process.env.KEYHOLE_BENCH_WARM_SECONDS ?? 10);
 /** The seed of the warm-up's mix (the measured mix's is 17). */
