@@ -52,6 +52,8 @@ describe.each(ENGINES)('pages of findings on $engine', ({ create }) => {
   const scans: string[] = [];
   let all: Finding[] = [];
   const now = Date.now();
+  /** The first instant of an id bucket (2^17 s: the 15 bits of time in an id's first 3 characters) 20 days ago. */
+  const bucketStart = Math.floor((now - 20 * DAY) / 1000 / 2 ** 17) * 2 ** 17 * 1000;
 
   beforeAll(async () => {
     database = await create();
@@ -71,16 +73,22 @@ describe.each(ENGINES)('pages of findings on $engine', ({ create }) => {
     }
     const statuses: VulnStatus[] = ['open', 'fixed', 'false_positive', 'triaged'];
     const db = store.connection.db;
-    const rows = await db.selectFrom('finding').select('id').orderBy('id').execute();
-    for (const [i, { id }] of rows.entries()) {
-      await store.findings.setStatus(id, statuses[i % statuses.length] ?? 'open');
-      // Spread over the last 40 days, so `since` splits them.
+    // Recorded again over the last 40 days, so `since` splits them, each with an id made at its
+    // instant as the store makes them. The last was recorded as a batch's `now` was taken 30 s
+    // before its id, in the first second of an id bucket (see `SINCE_LAG_MS`).
+    const made = await db.selectFrom('finding').selectAll().orderBy('id').execute();
+    await db.deleteFrom('finding').execute();
+    for (const [i, row] of made.entries()) {
+      const at = i === made.length - 1 ? bucketStart - 30_000 : now - (i % 40) * DAY;
+      const idAt = i === made.length - 1 ? bucketStart : at;
       await db
-        .updateTable('finding')
-        .set({ created_at: now - (i % 40) * DAY })
-        .where('id', '=', id)
+        .insertInto('finding')
+        .values({ ...row, id: Xid.newWithTime(idAt / 1000).toString(), created_at: at, updated_at: at })
         .execute();
     }
+    const rows = await db.selectFrom('finding').select('id').orderBy('id').execute();
+    for (const [i, { id }] of rows.entries())
+      await store.findings.setStatus(id, statuses[i % statuses.length] ?? 'open');
     for (const scanId of scans) for await (const f of store.findings.allOfScan(scanId)) all.push(f);
     all = all.sort((a, b) => (a.id < b.id ? 1 : -1));
   });
@@ -109,6 +117,19 @@ describe.each(ENGINES)('pages of findings on $engine', ({ create }) => {
     ['a search that severities narrow', () => ({ search: 'example', severities: ['high', 'low'] })],
     ['a search that statuses narrow', () => ({ search: 'git', statuses: ['open', 'triaged'] })],
     ['the last week', () => ({ since: now - 7 * DAY })],
+    ['an age ending in the last id bucket newer than it', () => ({ since: now - 29 * DAY - 1 })],
+    [
+      'an age 20 s before an id bucket, after a finding recorded 30 s before its id',
+      () => ({ since: bucketStart - 20_000 }),
+    ],
+    [
+      'an age 40 s before an id bucket, before that finding',
+      () => ({ since: bucketStart - 40_000, statuses: ['open', 'fixed', 'triaged', 'false_positive'] }),
+    ],
+    [
+      'an age by severity and status',
+      () => ({ since: now - 12 * DAY, severities: ['high', 'info'], statuses: ['fixed', 'open'] }),
+    ],
     [
       'everything together',
       (s) => ({

@@ -66,6 +66,15 @@ export interface WrittenFindingPage {
  */
 export const SEARCH_CANDIDATES = 5_000;
 
+/** An id bucket: the first characters of a vuln id (an xid), 2^17 s of its time (`finding_bucket`). */
+const BUCKET_CHARS = 3;
+
+/**
+ * How long after a finding's `created_at` its id may be made, at most: they are taken within one
+ * synchronous step of recording a batch (findings.ts), so milliseconds; a minute is the margin.
+ */
+const SINCE_LAG_MS = 60_000;
+
 /** What the kept counts tell of a page before it is read (see `FindingPages.counts`). */
 interface Counted {
   readonly total: number;
@@ -273,7 +282,34 @@ export class FindingPages {
     window: { offset: number; limit: number },
   ): Promise<Counted | undefined> {
     if (countedByBucket(filter)) return this.place(teamId, filter, window);
+    if (countedBySince(filter)) return { total: await this.sinceTotal(teamId, filter) };
     return this.searched(teamId, filter);
+  }
+
+  /**
+   * The number of the team's findings recorded since `filter.since` (of its severities and
+   * statuses): those of the id buckets newer than the one holding `since` + {@link SINCE_LAG_MS}
+   * from `finding_bucket`, and only the others from their rows. A finding's `created_at` is taken
+   * just before its id is made (the batch's `now`, then its rows), so one whose id is made more
+   * than that lag after `since` was recorded since. The count then reads at most two buckets'
+   * rows, however long the age (counting the rows of `time=last_week` had read 19,023 index
+   * entries of a million findings, measured).
+   */
+  private async sinceTotal(teamId: string, filter: TeamFindingFilter): Promise<number> {
+    const since = filter.since ?? 0;
+    const last = leastIdAt(since + SINCE_LAG_MS).slice(0, BUCKET_CHARS);
+    // Every id of that bucket and older sorts below it followed by "w" (ids are [0-9a-v]).
+    const [recent, newer] = await Promise.all([
+      this.matching(teamId, filter)
+        .where('id', '<', `${last}w`)
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirst(),
+      this.counted(teamId, filter)
+        .where('bucket', '>', last)
+        .select((eb) => eb.fn.sum<number | string | null>('n').as('n'))
+        .executeTakeFirst(),
+    ]);
+    return Number(recent?.n ?? 0) + Number(newer?.n ?? 0);
   }
 
   /**
@@ -344,6 +380,7 @@ export class FindingPages {
    * matching findings themselves.
    */
   async count(teamId: string, filter: TeamFindingFilter): Promise<number> {
+    if (countedBySince(filter)) return this.sinceTotal(teamId, filter);
     if (countedByBucket(filter)) {
       const row = await this.counted(teamId, filter)
         .select((eb) => eb.fn.sum<number | string | null>('n').as('n'))
@@ -470,6 +507,11 @@ function servedFindingJson(): RawBuilder<string> {
     sql.ref('f.served_fields'),
     ',"result_type":"matched"}',
   ]);
+}
+
+/** A filter by age that the counts per id bucket answer beyond its newest rows (see `sinceTotal`). */
+function countedBySince(filter: TeamFindingFilter): boolean {
+  return filter.since !== undefined && filter.scanId === undefined && (filter.search ?? '') === '';
 }
 
 /** A filter the team's counts per id bucket answer: by severity and status at most. */
