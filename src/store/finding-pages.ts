@@ -293,7 +293,8 @@ export class FindingPages {
    * just before its id is made (the batch's `now`, then its rows), so one whose id is made more
    * than that lag after `since` was recorded since. The count then reads at most two buckets'
    * rows, however long the age (counting the rows of `time=last_week` had read 19,023 index
-   * entries of a million findings, measured).
+   * entries of a million findings; 300,000 findings over a year, the last 90 days counted in
+   * 27–42 → 2.8–3.0 ms, measured).
    */
   private async sinceTotal(teamId: string, filter: TeamFindingFilter): Promise<number> {
     const since = filter.since ?? 0;
