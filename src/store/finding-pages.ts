@@ -510,7 +510,7 @@ function servedFindingJson(): RawBuilder<string> {
   ]);
 }
 
-/** A filter by age that the counts per id bucket answer beyond its newest rows (see `sinceTotal`). */
+/** A filter by age that the counts per id bucket answer past the age's first id bucket (see `sinceTotal`). */
 function countedBySince(filter: TeamFindingFilter): boolean {
   return filter.since !== undefined && filter.scanId === undefined && (filter.search ?? '') === '';
 }
