@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -12,11 +13,15 @@ import type { Database } from './schema.js';
 
 export interface ConnectOptions {
   /**
-   * PostgreSQL: the most connections each of the three pools opens (default 10): one for writes
-   * and the reads within them, two for the listings (`reads` and `readsPlannedOnce`), opened as
-   * they are used.
+   * PostgreSQL: the most connections the pool for writes and the reads within them opens
+   * (default 10), opened as they are used.
    */
   readonly poolSize?: number;
+  /**
+   * PostgreSQL: the most connections each of the two pools for the listings (`reads` and
+   * `readsPlannedOnce`) opens, as they are used (default {@link defaultReadConnections}).
+   */
+  readonly readConnections?: number;
   /** Called with errors of idle PostgreSQL connections, which have no request to fail. */
   readonly onIdleError?: (error: Error) => void;
   /**
@@ -87,13 +92,28 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   // One set of names for both pools: what the server keeps of them is the same for all of the
   // process's connections (a pooler that loses them turns naming off for both at its first sign).
   const names = new StatementNames();
+  const readPool = { ...options, poolSize: options.readConnections ?? defaultReadConnections() };
   const readsOn = (planning: Planning) =>
     new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: preparingPool(openPool(location.url, options), planning, names) }),
+      dialect: new PostgresDialect({
+        pool: preparingPool(openPool(location.url, readPool), planning, names),
+      }),
     });
   const reads = readsOn('each run');
   const readsPlannedOnce = readsOn('once');
   return { engine: 'postgres', pool, changes, db, reads, readsPlannedOnce };
+}
+
+/**
+ * The connections each listing pool opens unless told: this machine's cores, 2 to 10. Listings
+ * keep PostgreSQL's CPU busy, and more of them at once than it has cores to run them cost it more
+ * per listing, not less: a mix of distinct listings on two cores (API and PostgreSQL on one
+ * machine) cost PostgreSQL 1.1–1.3 ms of CPU per response with pools of 2 or 3 connections,
+ * 1.7–2.1 ms with 6 or 10, and was served a third faster (measured, BENCHMARKS.md). A database
+ * with more cores than the API's machine is given more with `KEYHOLE_DB_READ_CONNECTIONS`.
+ */
+function defaultReadConnections(): number {
+  return Math.min(10, Math.max(2, availableParallelism()));
 }
 
 function openPool(url: string, options: ConnectOptions): pg.Pool {

@@ -137,3 +137,28 @@ describe('credentials of the store location', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 });
+
+describe('KEYHOLE_DB_READ_CONNECTIONS', () => {
+  async function withConnections(value: string, argv: readonly string[]) {
+    const io = memoryIo({ cwd: dir, env: { KEYHOLE_DB_READ_CONNECTIONS: value } });
+    const code = await run(argv, io);
+    return { code, out: io.out(), err: io.err() };
+  }
+
+  it.each(['0', '-2', '2.5', 'four', '101', '1e1'])(
+    'refuses %j before opening the store, naming the variable and what it takes',
+    async (value) => {
+      const result = await withConnections(value, ['keys', 'create', '--name', 'ci']);
+      expect(result.code).toBe(1);
+      expect(result.err).toContain(`KEYHOLE_DB_READ_CONNECTIONS is ${JSON.stringify(value)}`);
+      expect(result.err).toContain('a whole number of connections from 1 to 100');
+      expect(await readdir(dir)).toEqual([]);
+    },
+  );
+
+  it.each(['', ' ', '1', '100', ' 4 '])('takes %j', async (value) => {
+    const result = await withConnections(value, ['keys', 'create', '--name', 'ci']);
+    expect(result.code).toBe(0);
+    expect(result.err).toContain('created read API key');
+  });
+});

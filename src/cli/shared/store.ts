@@ -57,9 +57,14 @@ export async function withStore<T>(
   work: (store: Store) => Promise<T>,
 ): Promise<T> {
   const location = storeLocation(db, io);
+  const readConnections = readConnectionsOf(io.env);
   let store: Store;
   try {
-    store = await openStore(location, { create: access.create, migrate: access.migrate !== false });
+    store = await openStore(location, {
+      create: access.create,
+      migrate: access.migrate !== false,
+      ...(readConnections === undefined ? {} : { readConnections }),
+    });
   } catch (error) {
     if (error instanceof StoreMissingError) throw missingStore(error);
     throw new UserError(
@@ -83,6 +88,24 @@ export async function withStore<T>(
   } finally {
     await store.close().catch(() => undefined);
   }
+}
+
+/** The most connections a listing pool opens on PostgreSQL, from `KEYHOLE_DB_READ_CONNECTIONS`. */
+const MOST_READ_CONNECTIONS = 100;
+
+/**
+ * `KEYHOLE_DB_READ_CONNECTIONS` (empty counts as unset): the connections each of the store's
+ * listing pools opens on PostgreSQL. Anything but a whole number from 1 to 100 is a usage error.
+ */
+function readConnectionsOf(env: CliIo['env']): number | undefined {
+  const given = env.KEYHOLE_DB_READ_CONNECTIONS?.trim() ?? '';
+  if (given === '') return undefined;
+  const n = /^\d+$/.test(given) ? Number(given) : Number.NaN;
+  if (n >= 1 && n <= MOST_READ_CONNECTIONS) return n;
+  throw new UserError(
+    `KEYHOLE_DB_READ_CONNECTIONS is ${JSON.stringify(given)}: give a whole number of connections from 1 to ${MOST_READ_CONNECTIONS} (each of the two pools for listings opens at most that many), or leave it unset for this machine's cores`,
+    ExitCode.usage,
+  );
 }
 
 function missingStore(error: StoreMissingError): UserError {
