@@ -327,6 +327,27 @@ async function postgresCpu(database: string): Promise<Map<number, number>> {
   return used;
 }
 
+/**
+ * What of PostgreSQL's own settings the rows depend on: its buffer cache against the size of the
+ * store. A store larger than `shared_buffers` (128 MB unless set) is read through the operating
+ * system's page cache, a copy of each 8 KB page a query touches that the buffer cache does not hold.
+ */
+async function postgresMemory(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ buffers: string; size: string }>(
+      "select current_setting('shared_buffers') as buffers, pg_size_pretty(pg_database_size(current_database())) as size",
+    );
+    const [memory] = rows;
+    return memory === undefined
+      ? ''
+      : ` PostgreSQL's shared_buffers ${memory.buffers}, the store ${memory.size}.`;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Linux's USER_HZ, the unit of /proc's CPU times, on every architecture Node.js runs on. */
 const CLOCK_TICKS = 100;
 
@@ -366,12 +387,15 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
     const { key, note, scanIds } = await prepare(database.location);
     // Measured after the seeding, just before the rows it divides, as the machine's load swings.
     const bareServer = await startServer({ kind: 'bare' });
+    await bareServer.hits();
     const bare = await load(`${bareServer.url}/bare`, { connections: CONNECTIONS, seconds: SECONDS });
+    const bareHits = await bareServer.hits();
     await bareServer.stop();
     const headers = { 'x-api-key': key };
     const rows: (string | number)[][] = [];
     const { location } = database;
     const postgres = location.engine === 'postgres' ? new URL(location.url).pathname.slice(1) : undefined;
+    const memory = location.engine === 'postgres' ? await postgresMemory(location.url) : '';
     for (const cache of MIX_ONLY ? [false] : [true, false]) {
       const server = await startServer({ kind: 'api', location: database.location, cache });
       try {
@@ -405,9 +429,9 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
       }
     }
     report.note(
-      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms; load average ${loadavg()
+      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms, ${(bareHits.cpuMicros / Math.max(1, bareHits.served)).toFixed(1)} µs of its server's CPU per response; load average ${loadavg()
         .map((n) => n.toFixed(2))
-        .join(', ')} after the rows.`,
+        .join(', ')} after the rows.${memory}`,
     );
     report.table(
       [

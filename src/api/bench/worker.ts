@@ -14,12 +14,21 @@ import { WORKER_DATA_VARIABLE, type WorkerData } from './protocol.js';
 
 /** `KEYHOLE_BENCH_READ_THREADS=N`: the store's read threads on a SQLite file (see `ConnectOptions.readThreads`). */
 const READ_THREADS = Number(process.env.KEYHOLE_BENCH_READ_THREADS ?? 2);
+/**
+ * `KEYHOLE_BENCH_READ_CONNECTIONS=N`: the connections of each of the store's PostgreSQL pools for
+ * listings (see `ConnectOptions.readConnections`); unset, the store's default, as `keyhole serve`.
+ */
+const READ_CONNECTIONS = process.env.KEYHOLE_BENCH_READ_CONNECTIONS;
 const data = JSON.parse(process.env[WORKER_DATA_VARIABLE] ?? '{"kind":"bare"}') as WorkerData;
 const app =
   data.kind === 'bare'
     ? Fastify().get('/bare', async () => ({ message: 'ok' }))
     : await buildApi({
-        store: await openStore(data.location, { migrate: false, poolSize: 10, readThreads: READ_THREADS }),
+        store: await openStore(data.location, {
+          migrate: false,
+          readThreads: READ_THREADS,
+          ...(READ_CONNECTIONS === undefined ? {} : { readConnections: Number(READ_CONNECTIONS) }),
+        }),
         rateLimit: 0,
         cache: data.cache,
       });
