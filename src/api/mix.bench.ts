@@ -4,7 +4,7 @@
  * cache on and off, at a million findings and a million retest results.
  */
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { BenchSuite, Report } from '../bench/report.js';
@@ -376,6 +376,8 @@ function row(
     cache ? `${((100 * hits.hits) / served).toFixed(1)} %` : '–',
     (hits.cpuMicros / 1000 / served).toFixed(2),
     postgresMs === undefined ? '–' : (postgresMs / served).toFixed(2),
+    result.loadCpuMs.toFixed(2),
+    result.idleMs.toFixed(2),
     (result.bytes / 1024).toFixed(1),
     result.failures,
   ];
@@ -429,7 +431,7 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
       }
     }
     report.note(
-      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms, ${(bareHits.cpuMicros / Math.max(1, bareHits.served)).toFixed(1)} µs of its server's CPU per response; load average ${loadavg()
+      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms, ${(bareHits.cpuMicros / Math.max(1, bareHits.served)).toFixed(1)} µs of its server's CPU and ${(bare.loadCpuMs * 1000).toFixed(1)} µs of the load generator's per response; load average ${loadavg()
         .map((n) => n.toFixed(2))
         .join(', ')} after the rows.${memory}`,
     );
@@ -444,6 +446,8 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
         'cache hits',
         'server CPU ms per response',
         'PostgreSQL CPU ms per response',
+        'load generator CPU ms per response',
+        'idle core ms per response',
         'KB per response',
         'errors',
       ],
@@ -457,7 +461,7 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
 export const suite: BenchSuite = async (report) => {
   report.heading('Store and API: a mix of distinct queries');
   report.note(
-    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 25 % \`/v1/retest\` pages at random offsets over all results, 20 % \`/v1/scans\` pages at random offsets over all scans, 15 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 10 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages, 10 % team findings pages (\`/v1/scans/results\`) at random offsets over all findings, 5 % their filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages, 5 % a random scan's findings (\`/v1/scans/result/{scan_id}\`, unfiltered or by severity, status or search); limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. Each server is first loaded for ${WARM_SECONDS + 1} s with the mix drawn from another seed, reported as its own row ("a new server's first seconds", while V8 still compiles the server's code); the rows after it are the server as it runs for days. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run, just before each engine's rows. CPU per response: the API server process's CPU time (user + system), and on PostgreSQL that of the database's backends (from /proc), over the row and its warm-up, divided by the responses sent: it moves far less with the machine's load than the rate. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
+    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 25 % \`/v1/retest\` pages at random offsets over all results, 20 % \`/v1/scans\` pages at random offsets over all scans, 15 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 10 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages, 10 % team findings pages (\`/v1/scans/results\`) at random offsets over all findings, 5 % their filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages, 5 % a random scan's findings (\`/v1/scans/result/{scan_id}\`, unfiltered or by severity, status or search); limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. Each server is first loaded for ${WARM_SECONDS + 1} s with the mix drawn from another seed, reported as its own row ("a new server's first seconds", while V8 still compiles the server's code); the rows after it are the server as it runs for days. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run, just before each engine's rows. CPU per response: the API server process's CPU time (user + system), and on PostgreSQL that of the database's backends (from /proc), over the row and its warm-up, divided by the responses sent: it moves far less with the machine's load than the rate. The load generator's CPU (autocannon, in the bench's own process) and the time the machine's ${cpus().length} cores stood idle, per response, complete the account of the cores' time. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
   );
   const only = process.env.KEYHOLE_BENCH_ENGINE;
   if (only !== 'postgres') await engine(report, 'SQLite', KEEP ? keptSqlite : scratchSqlite);

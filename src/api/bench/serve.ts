@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { type CacheHits, WORKER_DATA_VARIABLE, type WorkerData } from './protocol.js';
 
@@ -50,6 +51,14 @@ export interface Load {
   readonly failures: number;
   /** Bytes received per response, headers included. */
   readonly bytes: number;
+  /**
+   * Over the warm-up and the run, per response: the CPU time of this process, which runs the
+   * load generator (ms), and the time the machine's cores stood idle (ms, all cores summed).
+   * With the server's and the database's CPU they account for the cores' time: what a faster
+   * server could still turn into requests.
+   */
+  readonly loadCpuMs: number;
+  readonly idleMs: number;
 }
 
 export interface LoadOptions {
@@ -73,13 +82,24 @@ export async function load(url: string, options: LoadOptions): Promise<Load> {
         ? {}
         : { requests: [{ setupRequest: (request) => ({ ...request, path: next() }) }] }),
     });
-  await run(1);
+  const cpuBefore = process.cpuUsage();
+  const idleBefore = idleCoreMs();
+  const warm = await run(1);
   const result = await run(options.seconds);
+  const responses = Math.max(1, warm.requests.total + result.requests.total);
+  const cpu = process.cpuUsage(cpuBefore);
   return {
+    loadCpuMs: (cpu.user + cpu.system) / 1000 / responses,
+    idleMs: (idleCoreMs() - idleBefore) / responses,
     rate: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.errors + result.non2xx,
     bytes: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
   };
+}
+
+/** The time every core of the machine has stood idle since boot, summed, in ms. */
+function idleCoreMs(): number {
+  return cpus().reduce((sum, core) => sum + core.times.idle, 0);
 }
