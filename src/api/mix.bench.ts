@@ -18,6 +18,7 @@ import {
 import type { CacheHits } from './bench/protocol.js';
 import {
   fillServedFindingFields,
+  fillServedFindingHeads,
   fillServedRetestFields,
   type ScanName,
   type SeedSize,
@@ -273,10 +274,11 @@ async function prepare(location: StoreLocation): Promise<{ key: string; note: st
     if (existing.length > 0) {
       const filled = await fillServedRetestFields(store);
       const findings = await fillServedFindingFields(store);
+      const heads = await fillServedFindingHeads(store);
       return {
         key,
         scanIds: await scanIdsOf(store, team.id),
-        note: `kept from an earlier run (served fields written for ${filled.toLocaleString('en-US')} retest results and ${findings.toLocaleString('en-US')} findings)`,
+        note: `kept from an earlier run (served fields written for ${filled.toLocaleString('en-US')} retest results and ${findings.toLocaleString('en-US')} findings, served heads for ${heads.toLocaleString('en-US')} findings)`,
       };
     }
     const seeded = await seed(store, team.id, SIZE, scanName);

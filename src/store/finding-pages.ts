@@ -7,7 +7,7 @@ import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import { idAmong } from './page-rows.js';
 import type { Database, FindingTable } from './schema.js';
-import { servedFindingFields } from './served-event.js';
+import { servedFindingFields, servedFindingItems } from './served-event.js';
 import {
   compiledOnce,
   formatted,
@@ -49,7 +49,7 @@ export interface ServedFindingPage {
   readonly total: number;
 }
 
-/** A page of findings as the API lists it, written by SQLite (see `FindingPages.servedPage`). */
+/** A page of findings as the API lists it, its items written once (see `FindingPages.servedPage`). */
 export interface WrittenFindingPage {
   /** The findings' JSON texts joined by commas, as UTF-8 bytes, newest first. */
   readonly items: Buffer;
@@ -195,20 +195,20 @@ export class FindingPages {
   }
 
   /**
-   * {@link served}'s page as the API lists it, written by SQLite in the query that reads the page
-   * (see served-sql.ts): each finding's fields in the order of `resultsPageText`, its stored event
-   * fields spliced in, its template's text from `template_source`. Undefined on PostgreSQL, and
-   * when a finding on the page was recorded before migration 0016 (no served fields): {@link
-   * served} makes them.
+   * {@link served}'s page as the API lists it: each finding's fields in the order of
+   * `resultsPageText`, its stored event fields spliced in, its template's text from
+   * `template_source`. Written by SQLite in the query that reads the page (see served-sql.ts); on
+   * PostgreSQL joined from each finding's kept texts (see {@link headedPage}). Undefined when a
+   * finding on the page was recorded before migration 0016 (no served fields), or on PostgreSQL
+   * before 0026 (no served head): {@link served} makes them.
    */
   async servedPage(
     teamId: string,
     filter: TeamFindingFilter,
     window: { offset: number; limit: number },
   ): Promise<WrittenFindingPage | undefined> {
-    // PostgreSQL serves pages from rows (see served-sql.ts).
-    if (this.conn.engine === 'postgres') return undefined;
     const counted = await this.counts(teamId, filter, window);
+    if (this.conn.engine === 'postgres') return this.headedPage(teamId, filter, window, counted);
     const selected = await this.pageIds(teamId, filter, window, counted);
     const ids = (await selected.execute()).map((row) => row.id);
     const total = counted?.total ?? (await this.count(teamId, filter));
@@ -220,6 +220,40 @@ export class FindingPages {
       item,
     });
     return items === undefined ? undefined : { items, count: ids.length, total };
+  }
+
+  /**
+   * {@link servedPage} on PostgreSQL: each finding's served head and fields, update time, template
+   * hash and status (five columns, where {@link served} reads fourteen to decode and serialise),
+   * joined by `servedFindingItems`. Undefined when a finding on the page was recorded before
+   * migration 0026 (no served head): {@link served} renders those.
+   */
+  private async headedPage(
+    teamId: string,
+    filter: TeamFindingFilter,
+    window: { offset: number; limit: number },
+    counted: Counted | undefined,
+  ): Promise<WrittenFindingPage | undefined> {
+    const rows = await (await this.pageRows(teamId, filter, window, counted))
+      .clearSelect()
+      .select(['served_head', 'served_fields', 'updated_at', 'template_hash', 'vuln_status'])
+      .execute();
+    if (!rows.every(isHeaded)) return undefined;
+    const sources = await loadSources(
+      this.db,
+      rows.map((row) => row.template_hash),
+    );
+    const items = servedFindingItems(
+      rows.map((row) => ({
+        head: row.served_head,
+        fields: row.served_fields,
+        updatedAt: row.updated_at,
+        templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
+        vulnStatus: row.vuln_status,
+      })),
+    );
+    const total = counted?.total ?? (await this.count(teamId, filter));
+    return { items: Buffer.from(items), count: rows.length, total };
   }
 
   /**
@@ -508,6 +542,13 @@ function servedFindingJson(): RawBuilder<string> {
     sql.ref('f.served_fields'),
     ',"result_type":"matched"}',
   ]);
+}
+
+/** A finding read with its served head and fields: recorded since migration 0026. */
+function isHeaded<T extends { served_head: string | null; served_fields: string | null }>(
+  row: T,
+): row is T & { served_head: string; served_fields: string } {
+  return row.served_head !== null && row.served_fields !== null;
 }
 
 /** A filter by age that the counts per id bucket answer past the age's first id bucket (see `sinceTotal`). */

@@ -6,7 +6,7 @@ import { newId } from './id.js';
 import type { Finding, ScanStatus, TemplateRef, VulnStatus } from './model.js';
 import { keepScanLists } from './scan-lists.js';
 import type { Database, FindingTable } from './schema.js';
-import { servedFindingFields } from './served-event.js';
+import { servedFindingFields, servedFindingHead } from './served-event.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, writeTransaction } from './tx.js';
 import { severityOf, targetOf, vulnHash } from './vuln-hash.js';
@@ -201,7 +201,7 @@ export async function findingsOf(db: Kysely<Database>, rows: readonly FindingTab
 
 /** A finding row's fields but its event, its template's source taken from `sources`. */
 export function findingColumnsOf(
-  row: Omit<FindingTable, 'event' | 'served_fields'>,
+  row: Omit<FindingTable, 'event' | 'served_fields' | 'served_head'>,
   sources: ReadonlyMap<string, string>,
 ): Omit<Finding, 'event'> {
   return {
@@ -235,6 +235,7 @@ const FINDING_COLUMNS = [
   'target',
   'event',
   'served_fields',
+  'served_head',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof FindingTable)[];
@@ -248,7 +249,7 @@ function findingRow(
 ): FindingTable {
   // The template's source is kept once in template_source, not in every event.
   const { 'template-encoded': _encoded, ...stored } = event as ResultEvent & { 'template-encoded'?: unknown };
-  return {
+  const columns = {
     id: newId(),
     team_id: teamId,
     scan_id: scanId,
@@ -260,10 +261,14 @@ function findingRow(
     template_url: event['template-url'] ?? '',
     template_hash: templateHashes.get(event['template-id']) ?? null,
     target: targetOf(event),
-    event: JSON.stringify(stored),
-    served_fields: servedFindingFields(stored as ResultEvent),
     created_at: now,
     updated_at: now,
+  };
+  return {
+    ...columns,
+    event: JSON.stringify(stored),
+    served_fields: servedFindingFields(stored as ResultEvent),
+    served_head: servedFindingHead(columns),
   };
 }
 

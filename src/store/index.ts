@@ -55,6 +55,7 @@ export {
   servedEvent,
   servedEventsJson,
   servedFindingFields,
+  servedFindingHead,
   servedRetestFields,
   servedRetestItems,
 } from './served-event.js';

@@ -30,6 +30,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0023_scan_lists': { up: scanLists },
   '0024_retest_served_fields': { up: retestServedFields },
   '0025_scan_lists_compact': { up: scanListsCompact },
+  '0026_finding_served_head': { up: findingServedHead },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -990,6 +991,16 @@ async function scanListsCompact(db: Kysely<unknown>): Promise<void> {
   await sql
     .raw(`update scan set ${columns.map(compact).join(', ')} where ${columns.map(spaced).join(' or ')}`)
     .execute(db);
+}
+
+/**
+ * 0026: the members of a finding's listing item that never change, kept with it as the API
+ * serves them (`served_head`, see `servedFindingHead`), so that PostgreSQL sends five columns a
+ * finding for a page rather than fourteen to decode and serialise. Findings recorded before have
+ * none and are served from their columns as before.
+ */
+async function findingServedHead(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('finding').addColumn('served_head', 'text').execute();
 }
 
 /** A day in milliseconds, as the bucket tables count them (see buckets.ts). */

@@ -244,6 +244,11 @@ export interface FindingTable {
   event: string;
   /** Its listing members as the API serves them (see `servedFindingFields`); null on rows recorded before 0016. */
   served_fields: string | null;
+  /**
+   * The rest of its listing item that never changes, as the API serves it, in pieces around the
+   * members that do (see `servedFindingHead`); null on rows recorded before 0026.
+   */
+  served_head: string | null;
   created_at: EpochMs;
   updated_at: EpochMs;
 }

@@ -76,6 +76,79 @@ export function servedFindingFields(event: ResultEvent): string {
   return `"description":${JSON.stringify(info.description)},"impact":${JSON.stringify(info.impact)},"remediation":${JSON.stringify(info.remediation)},"reference":${JSON.stringify(info.reference)},"labels":[],"event":[${JSON.stringify(served)}]`;
 }
 
+/** What a finding's served head is written from: its columns that never change. */
+export interface FindingHeadSource {
+  readonly id: string;
+  readonly target: string;
+  readonly template_url: string;
+  readonly created_at: EpochMs;
+  readonly scan_id: string;
+  readonly template_id: string;
+  readonly template_path: string;
+  readonly vuln_hash: string;
+  readonly severity: string;
+}
+
+/**
+ * Between the pieces of a served head: a character no JSON text written by `JSON.stringify` holds
+ * outside an escape (control characters are written `\u0001`), so the pieces split back exactly.
+ */
+const HEAD_SEPARATOR = '\u0001';
+
+/**
+ * The members of a finding's listing item that never change, as the API serves them, in the
+ * three pieces that surround the members that do (`updated_at`, `template_encoded` and
+ * `vuln_status`, which triage moves and the template's text, kept once in `template_source`):
+ * `{"matcher_status":true,…,"updated_at":"` · `","scan_id":…,"template_encoded":` ·
+ * `,"vuln_hash":…,"severity":…,`. Written once when the finding is recorded, and joined with
+ * those members and its {@link servedFindingFields} by {@link servedFindingItems}.
+ */
+export function servedFindingHead(f: FindingHeadSource): string {
+  return [
+    `{"matcher_status":true,"vuln_id":${JSON.stringify(f.id)},"target":${JSON.stringify(f.target)},"template_url":${JSON.stringify(f.template_url)},"created_at":"${formatTimestamp(f.created_at)}","updated_at":"`,
+    `","scan_id":${JSON.stringify(f.scan_id)},"template_id":${JSON.stringify(f.template_id)},"template_path":${JSON.stringify(f.template_path)},"template_encoded":`,
+    `,"vuln_hash":${JSON.stringify(f.vuln_hash)},"severity":${JSON.stringify(f.severity)},`,
+  ].join(HEAD_SEPARATOR);
+}
+
+/** A finding as a page reads it when it has its served head (see {@link servedFindingItems}). */
+export interface HeadedFinding {
+  readonly head: string;
+  readonly fields: string;
+  readonly updatedAt: EpochMs;
+  readonly templateEncoded: string;
+  readonly vulnStatus: string;
+}
+
+/**
+ * Findings' listing items joined by commas, as `/v1/scans/results` lists them: each its
+ * {@link servedFindingHead}'s pieces around its update time, template text (quoted once a page)
+ * and status, then its served fields. The same text, byte for byte, as the API writes from a
+ * finding's columns.
+ */
+export function servedFindingItems(findings: readonly HeadedFinding[]): string {
+  const quote = quoter();
+  return findings
+    .map((f) => {
+      const [opening, middle, closing] = f.head.split(HEAD_SEPARATOR);
+      return `${opening}${formatTimestamp(f.updatedAt)}${middle}${quote(f.templateEncoded)},"vuln_status":${JSON.stringify(f.vulnStatus)}${closing}${f.fields},"result_type":"matched"}`;
+    })
+    .join(',');
+}
+
+/** `JSON.stringify` for a page's texts, each text quoted once however many items repeat it. */
+function quoter(): (text: string) => string {
+  const quoted = new Map<string, string>();
+  return (text) => {
+    let json = quoted.get(text);
+    if (json === undefined) {
+      json = JSON.stringify(text);
+      quoted.set(text, json);
+    }
+    return json;
+  };
+}
+
 /** What a retest result's served fields are written from. */
 export interface RetestFieldsSource {
   readonly matcherStatus: boolean;
@@ -116,15 +189,7 @@ function servedRetestItem(
 
 /** Retest results' listing items joined by commas, each template's text quoted once for the page. */
 export function servedRetestItems(results: readonly ServedRetest[]): string {
-  const quoted = new Map<string, string>();
-  const quote = (text: string) => {
-    let json = quoted.get(text);
-    if (json === undefined) {
-      json = JSON.stringify(text);
-      quoted.set(text, json);
-    }
-    return json;
-  };
+  const quote = quoter();
   return results
     .map((r) => servedRetestItem(r.fields, quote(r.templateEncoded), r.resultType, r.vulnStatus))
     .join(',');

@@ -8,9 +8,9 @@ import type { Database } from './schema.js';
  * serialise again.
  *
  * Not on PostgreSQL, whose pages the API's process writes from their rows (scans by
- * `servedScanText`, retest results from their kept texts, see `Retests.servedPage`): parsed and
- * planned for every run, a page's
- * JSON expression cost it more than its rows cost to decode (its CPU per page of scans 1.8–2.3 →
+ * `servedScanText`, retest results and findings from their kept texts, see `Retests.servedPage`
+ * and `FindingPages.servedPage`): parsed and planned for every run, a page's JSON expression
+ * cost it more than its rows cost to decode (its CPU per page of scans 1.8–2.3 →
  * 3.6–4.9 ms, per page of retest results 2.0–2.6 → 2.5–3.7 ms, measured); prepared and planned
  * once (see prepared.ts), writing a page of 50 scans still cost it 0.3 ms more than sending
  * their rows, about what decoding and rendering them costs the API (measured).

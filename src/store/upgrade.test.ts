@@ -92,6 +92,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0023_scan_lists',
       '0024_retest_served_fields',
       '0025_scan_lists_compact',
+      '0026_finding_served_head',
     ]);
   });
   afterAll(async () => {

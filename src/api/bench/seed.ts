@@ -10,6 +10,7 @@ import {
   type Store,
   servedEventsJson,
   servedFindingFields,
+  servedFindingHead,
   servedRetestFields,
 } from '../../store/index.js';
 
@@ -151,10 +152,12 @@ const FINDING: Rows = {
     'target',
     'event',
     'served_fields',
+    'served_head',
     'created_at',
     'updated_at',
   ],
   types: [
+    'text',
     'text',
     'text',
     'text',
@@ -297,20 +300,32 @@ export async function seed(
     // Made when it was recorded, as a vuln id is: findings sort by id newest first.
     const id = idAt(created);
     findingIds.push(id);
+    const row = {
+      id,
+      scan_id: scanIds[i % scanIds.length]!,
+      vuln_hash: createHash('md5').update(String(i)).digest('hex'),
+      severity: SEVERITIES[i % 6]!,
+      template_id: template.id,
+      template_path: `/t/${template.id}.yaml`,
+      template_url: `https://cloud.projectdiscovery.io/public/${template.id}`,
+      target: `host${i % 5000}.example.test`,
+      created_at: created,
+    };
     return [
       id,
       teamId,
-      scanIds[i % scanIds.length]!,
-      createHash('md5').update(String(i)).digest('hex'),
+      row.scan_id,
+      row.vuln_hash,
       'open',
-      SEVERITIES[i % 6]!,
-      template.id,
-      `/t/${template.id}.yaml`,
-      `https://cloud.projectdiscovery.io/public/${template.id}`,
+      row.severity,
+      row.template_id,
+      row.template_path,
+      row.template_url,
       template.hash,
-      `host${i % 5000}.example.test`,
+      row.target,
       event(i, true),
       servedFindingFields(eventObject(i, true)),
+      servedFindingHead(row),
       created,
       created,
     ];
@@ -523,6 +538,40 @@ export async function fillServedRetestFields(store: Store): Promise<number> {
   }
   return filled;
 }
+
+/**
+ * Writes the served heads of findings that have none on PostgreSQL (a store seeded before
+ * migration 0026 and kept), as recording them now would. SQLite's pages are written from the
+ * columns and do not read them.
+ */
+export async function fillServedFindingHeads(store: Store): Promise<number> {
+  const { connection } = store;
+  if (connection.engine === 'sqlite') return 0;
+  let filled = 0;
+  const client = await connection.pool.connect();
+  try {
+    for (let after = ''; ; ) {
+      const { rows } = await client.query<HeadColumns>(
+        `select id, target, template_url, created_at::float8 as created_at, scan_id, template_id, template_path, vuln_hash, severity
+           from finding where id > $1 and served_head is null order by id limit 5000`,
+        [after],
+      );
+      if (rows.length === 0) break;
+      await client.query(
+        'update finding set served_head = v.head from unnest($1::text[], $2::text[]) as v(id, head) where finding.id = v.id',
+        [rows.map((row) => row.id), rows.map(servedFindingHead)],
+      );
+      filled += rows.length;
+      after = rows.at(-1)!.id;
+    }
+    if (filled > 0) await client.query('vacuum analyze finding');
+  } finally {
+    client.release();
+  }
+  return filled;
+}
+
+type HeadColumns = Parameters<typeof servedFindingHead>[0];
 
 /**
  * Writes the served fields of findings that have none (a store seeded before migration 0016 and
