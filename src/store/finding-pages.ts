@@ -7,7 +7,12 @@ import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import { idAmong } from './page-rows.js';
 import type { Database, FindingTable } from './schema.js';
-import { servedFindingFields, servedFindingItems } from './served-event.js';
+import {
+  type FindingHeadSource,
+  servedFindingFields,
+  servedFindingHead,
+  servedFindingItems,
+} from './served-event.js';
 import {
   compiledOnce,
   formatted,
@@ -198,9 +203,9 @@ export class FindingPages {
    * {@link served}'s page as the API lists it: each finding's fields in the order of
    * `resultsPageText`, its stored event fields spliced in, its template's text from
    * `template_source`. Written by SQLite in the query that reads the page (see served-sql.ts); on
-   * PostgreSQL joined from each finding's kept texts (see {@link headedPage}). Undefined when a
-   * finding on the page was recorded before migration 0016 (no served fields), or on PostgreSQL
-   * before 0026 (no served head): {@link served} makes them.
+   * PostgreSQL joined from each finding's kept texts (see {@link headedPage}). Undefined on SQLite
+   * when a finding on the page was recorded before migration 0016 (no served fields): {@link
+   * served} makes them.
    */
   async servedPage(
     teamId: string,
@@ -225,28 +230,35 @@ export class FindingPages {
   /**
    * {@link servedPage} on PostgreSQL: each finding's served head and fields, update time, template
    * hash and status (five columns, where {@link served} reads fourteen to decode and serialise),
-   * joined by `servedFindingItems`. Undefined when a finding on the page was recorded before
-   * migration 0026 (no served head): {@link served} renders those.
+   * joined by `servedFindingItems`. A finding recorded before migration 0026 (no served head)
+   * is sent its columns instead, and one recorded before 0016 (no served fields) its event, in
+   * the same statement (null for every other finding), and its texts are written from them.
    */
   private async headedPage(
     teamId: string,
     filter: TeamFindingFilter,
     window: { offset: number; limit: number },
     counted: Counted | undefined,
-  ): Promise<WrittenFindingPage | undefined> {
+  ): Promise<WrittenFindingPage> {
+    // Named apart from the columns: the page's order is by `id`, which an output named so would take.
+    const unheaded = (column: HeadColumn) =>
+      sql<string | number | null>`case when served_head is null then ${sql.ref(column)} end`.as(
+        `head_${column}` as const,
+      );
     const rows = await (await this.pageRows(teamId, filter, window, counted))
       .clearSelect()
       .select(['served_head', 'served_fields', 'updated_at', 'template_hash', 'vuln_status'])
+      .select(HEAD_COLUMNS.map(unheaded))
+      .select(sql<string | null>`case when served_fields is null then event end`.as('event'))
       .execute();
-    if (!rows.every(isHeaded)) return undefined;
     const sources = await loadSources(
       this.db,
       rows.map((row) => row.template_hash),
     );
     const items = servedFindingItems(
       rows.map((row) => ({
-        head: row.served_head,
-        fields: row.served_fields,
+        head: row.served_head ?? servedFindingHead(headSourceOf(row)),
+        fields: row.served_fields ?? servedFindingFields(JSON.parse(row.event ?? '{}') as ResultEvent),
         updatedAt: row.updated_at,
         templateEncoded: row.template_hash === null ? '' : (sources.get(row.template_hash) ?? ''),
         vulnStatus: row.vuln_status,
@@ -544,11 +556,35 @@ function servedFindingJson(): RawBuilder<string> {
   ]);
 }
 
-/** A finding read with its served head and fields: recorded since migration 0026. */
-function isHeaded<T extends { served_head: string | null; served_fields: string | null }>(
-  row: T,
-): row is T & { served_head: string; served_fields: string } {
-  return row.served_head !== null && row.served_fields !== null;
+/** The columns a served head is written from (see `servedFindingHead`). */
+const HEAD_COLUMNS = [
+  'id',
+  'target',
+  'template_url',
+  'created_at',
+  'scan_id',
+  'template_id',
+  'template_path',
+  'vuln_hash',
+  'severity',
+] as const satisfies readonly (keyof FindingHeadSource)[];
+
+type HeadColumn = (typeof HEAD_COLUMNS)[number];
+
+/** A finding's head columns, as read for a finding recorded before migration 0026 (`head_id`, …). */
+function headSourceOf(row: Record<`head_${HeadColumn}`, string | number | null>): FindingHeadSource {
+  const text = (column: HeadColumn) => String(row[`head_${column}`] ?? '');
+  return {
+    id: text('id'),
+    target: text('target'),
+    template_url: text('template_url'),
+    created_at: Number(row.head_created_at),
+    scan_id: text('scan_id'),
+    template_id: text('template_id'),
+    template_path: text('template_path'),
+    vuln_hash: text('vuln_hash'),
+    severity: text('severity'),
+  };
 }
 
 /** A filter by age that the counts per id bucket answer past the age's first id bucket (see `sinceTotal`). */
