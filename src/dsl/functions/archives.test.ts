@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bytesToText, DslEvaluationError, textToBytes } from '../index.js';
 import { evaluate } from '../testing/evaluate.js';
+import { scratchFolder } from '../testing/scratch-folder.js';
 
 function failure(source: string, variables = {}): DslEvaluationError {
   try {
@@ -37,7 +37,7 @@ describe('zip', () => {
           binary,
         },
       ) as string;
-      const folder = mkdtempSync(join(tmpdir(), 'keyhole-zip-'));
+      const folder = scratchFolder('zip');
       const file = join(folder, 'a.zip');
       writeFileSync(file, textToBytes(archive));
       execFileSync('unzip', ['-tq', file]);

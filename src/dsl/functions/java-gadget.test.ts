@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { DslEvaluationError, textToBytes } from '../index.js';
 import { evaluate } from '../testing/evaluate.js';
 import { hasJar, hasJava, JARS } from '../testing/java.js';
 import { readJavaStream } from '../testing/java-stream.js';
+import { scratchFolder } from '../testing/scratch-folder.js';
 import { encodeGadget } from './gadget-encoding.js';
 import { commonsCollections31Gadget, schemeAndHost, urlDnsGadget } from './java-gadget.js';
 import { modifiedUtf8 } from './java-serialization.js';
@@ -45,7 +45,7 @@ public class Reader {
 
 /** Deserializes `payload` in a JVM that has commons-collections, its unsafe functors allowed. */
 function deserializeWithCommonsCollections(payload: Buffer): string {
-  const folder = mkdtempSync(join(tmpdir(), 'keyhole-java-'));
+  const folder = scratchFolder('java');
   const source = join(folder, 'Read.java');
   writeFileSync(
     source,
@@ -61,7 +61,7 @@ function deserializeWithCommonsCollections(payload: Buffer): string {
 }
 
 function readWithJava(payload: Buffer): string {
-  const folder = mkdtempSync(join(tmpdir(), 'keyhole-java-'));
+  const folder = scratchFolder('java');
   writeFileSync(join(folder, 'Reader.java'), READER);
   const args = ['--add-opens', 'java.base/java.net=ALL-UNNAMED', join(folder, 'Reader.java')];
   return execFileSync('java', args, { input: payload, timeout: 60_000 }).toString();
@@ -100,7 +100,7 @@ describe('generate_java_gadget', () => {
   it.skipIf(!hasJar(JARS.commonsCollections3))(
     'writes a commons-collections3.1 gadget whose deserialization runs the command',
     async () => {
-      const marker = join(mkdtempSync(join(tmpdir(), 'keyhole-gadget-')), 'ran');
+      const marker = join(scratchFolder('gadget'), 'ran');
       const encoded = evaluate(
         `generate_java_gadget("commons-collections3.1", "touch ${marker}", "base64-raw")`,
       );

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../testing/evaluate.js';
@@ -11,11 +9,12 @@ import {
   fieldOf,
   readJavaStream,
 } from '../testing/java-stream.js';
+import { scratchFolder } from '../testing/scratch-folder.js';
 import { commonsCollections40Gadget, jdk7u21Gadget, jdk8u20Gadget } from './java-templates-gadgets.js';
 
 const TEMPLATES_IMPL = 'com.sun.org.apache.xalan.internal.xsltc.trax.TemplatesImpl';
 const HANDLER = 'sun.reflect.annotation.AnnotationInvocationHandler';
-const markerIn = () => join(mkdtempSync(join(tmpdir(), 'keyhole-gadget-')), 'ran');
+const markerIn = () => join(scratchFolder('gadget'), 'ran');
 
 /** The one top-level object of a gadget, read by the grammar to the stream's last byte. */
 function only(payload: Buffer): Content {

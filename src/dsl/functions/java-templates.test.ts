@@ -1,15 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appears, hasJava, readWithJava } from '../testing/java.js';
 import { fieldOf, readJavaStream } from '../testing/java-stream.js';
+import { scratchFolder } from '../testing/scratch-folder.js';
 import { ClassFileError } from './java-class-file.js';
 import { TEMPLATES_IMPL_FORMS } from './java-classes.js';
 import { modifiedUtf8 } from './java-serialization.js';
 import { templatesImplAlone, transletClass } from './java-templates.js';
 
-const markerIn = (name: string) => join(mkdtempSync(join(tmpdir(), 'keyhole-translet-')), name);
+const markerIn = (name: string) => join(scratchFolder('translet'), name);
 
 describe('the TemplatesImpl payload', () => {
   it.skipIf(!hasJava)(

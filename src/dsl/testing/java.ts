@@ -4,9 +4,9 @@
  * TemplatesImpl read on the way does when asked for a transformer.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchFolder } from './scratch-folder.js';
 import { commandWorks } from './tools.js';
 
 export const hasJava = commandWorks('java', ['-version']) && commandWorks('javac', ['-version']);
@@ -78,7 +78,7 @@ let compiled: string | undefined;
 
 function harnessFolder(): string {
   if (compiled === undefined) {
-    const folder = mkdtempSync(join(tmpdir(), 'keyhole-java-'));
+    const folder = scratchFolder('java');
     writeFileSync(join(folder, 'GadgetReader.java'), HARNESS);
     execFileSync('javac', ['-d', folder, join(folder, 'GadgetReader.java')], { stdio: 'pipe' });
     compiled = folder;

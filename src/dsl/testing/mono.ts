@@ -6,9 +6,9 @@
  * (combining delegates of unlike types), so a gadget is read up to the step where Mono differs.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchFolder } from './scratch-folder.js';
 import { commandWorks } from './tools.js';
 
 export const hasMono = commandWorks('mono', ['--version']) && commandWorks('mcs', ['--version']);
@@ -42,7 +42,7 @@ let compiled: string | undefined;
 
 function reader(): string {
   if (compiled === undefined) {
-    const folder = mkdtempSync(join(tmpdir(), 'keyhole-mono-'));
+    const folder = scratchFolder('mono');
     const source = join(folder, 'GadgetReader.cs');
     writeFileSync(source, READER);
     const program = join(folder, 'GadgetReader.exe');
