@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../store/index.js';
 import { ENGINES, type TestDatabase } from '../../store/testing/databases.js';
 import { retestItem } from '../serialize.js';
-import { fillServedRetestFields, seed } from './seed.js';
+import { fillServedFindingFields, fillServedFindingHeads, fillServedRetestFields, seed } from './seed.js';
 
 const WORDS = ['prod billing', 'staging auth', 'qa café'];
 
-describe.each(ENGINES)("the benchmark's seed on $engine", ({ create }) => {
+describe.each(ENGINES)("the benchmark's seed on $engine", ({ engine, create }) => {
   let database: TestDatabase;
   let store: Store;
   let team = '';
@@ -52,5 +52,21 @@ describe.each(ENGINES)("the benchmark's seed on $engine", ({ create }) => {
     expect(await fillServedRetestFields(store)).toBe(50);
     expect(await fillServedRetestFields(store)).toBe(0);
     expect(await served()).toEqual(items);
+  });
+
+  it('seeds findings served as recorded ones are, and fills the served texts of kept ones alike', async () => {
+    const window = { offset: 0, limit: 50 };
+    const page = async () => (await store.findingPages.servedPage(team, {}, window))?.items.toString('utf8');
+    const before = await page();
+    expect(before).toBeDefined();
+    await store.connection.db
+      .updateTable('finding')
+      .set({ served_fields: null, served_head: null })
+      .execute();
+    expect(await fillServedFindingFields(store)).toBe(50);
+    // Only PostgreSQL's pages read the heads.
+    expect(await fillServedFindingHeads(store)).toBe(engine === 'postgres' ? 50 : 0);
+    expect(await fillServedFindingHeads(store)).toBe(0);
+    expect(await page()).toBe(before);
   });
 });

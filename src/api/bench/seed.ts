@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import type pg from 'pg';
 import { Xid } from 'xid-ts';
 import type { ResultEvent } from '../../event/index.js';
 import {
@@ -517,26 +518,14 @@ export async function fillServedRetestFields(store: Store): Promise<number> {
     }
     return filled;
   }
-  const client = await connection.pool.connect();
-  try {
-    for (let after = ''; ; ) {
-      const { rows } = await client.query<UnservedRetest>(
-        `select id, ${UNSERVED_RETEST_COLUMNS} from retest where id > $1 and served_fields is null order by id limit 5000`,
-        [after],
-      );
-      if (rows.length === 0) break;
-      await client.query(
-        'update retest set served_fields = v.served, served_events = null from unnest($1::text[], $2::text[]) as v(id, served) where retest.id = v.id',
-        [rows.map((row) => row.id), rows.map(retestFields)],
-      );
-      filled += rows.length;
-      after = rows.at(-1)!.id;
-    }
-    if (filled > 0) await client.query('vacuum analyze retest');
-  } finally {
-    client.release();
-  }
-  return filled;
+  return fillOnPostgres<UnservedRetest>(connection.pool, {
+    table: 'retest',
+    columns: UNSERVED_RETEST_COLUMNS,
+    column: 'served_fields',
+    // A result's served fields hold its served events.
+    alsoSet: 'served_events = null',
+    write: retestFields,
+  });
 }
 
 /**
@@ -547,28 +536,13 @@ export async function fillServedRetestFields(store: Store): Promise<number> {
 export async function fillServedFindingHeads(store: Store): Promise<number> {
   const { connection } = store;
   if (connection.engine === 'sqlite') return 0;
-  let filled = 0;
-  const client = await connection.pool.connect();
-  try {
-    for (let after = ''; ; ) {
-      const { rows } = await client.query<HeadColumns>(
-        `select id, target, template_url, created_at::float8 as created_at, scan_id, template_id, template_path, vuln_hash, severity
-           from finding where id > $1 and served_head is null order by id limit 5000`,
-        [after],
-      );
-      if (rows.length === 0) break;
-      await client.query(
-        'update finding set served_head = v.head from unnest($1::text[], $2::text[]) as v(id, head) where finding.id = v.id',
-        [rows.map((row) => row.id), rows.map(servedFindingHead)],
-      );
-      filled += rows.length;
-      after = rows.at(-1)!.id;
-    }
-    if (filled > 0) await client.query('vacuum analyze finding');
-  } finally {
-    client.release();
-  }
-  return filled;
+  return fillOnPostgres<HeadColumns>(connection.pool, {
+    table: 'finding',
+    columns:
+      'target, template_url, created_at::float8 as created_at, scan_id, template_id, template_path, vuln_hash, severity',
+    column: 'served_head',
+    write: servedFindingHead,
+  });
 }
 
 type HeadColumns = Parameters<typeof servedFindingHead>[0];
@@ -598,23 +572,48 @@ export async function fillServedFindingFields(store: Store): Promise<number> {
     }
     return filled;
   }
-  const client = await connection.pool.connect();
+  return fillOnPostgres<{ id: string; event: string }>(connection.pool, {
+    table: 'finding',
+    columns: 'event',
+    column: 'served_fields',
+    write: (row) => servedFindingFields(JSON.parse(row.event) as ResultEvent),
+  });
+}
+
+/**
+ * Writes `column` of the rows of `table` where it is null, on PostgreSQL: each row's `write` of
+ * its id and `columns`, in batches of 5,000 by id, then `VACUUM ANALYZE` so that the pages'
+ * index-only scans find the visibility map set. Returns how many rows were written.
+ */
+async function fillOnPostgres<Row extends { id: string }>(
+  pool: pg.Pool,
+  fill: {
+    table: 'retest' | 'finding';
+    columns: string;
+    column: 'served_fields' | 'served_head';
+    alsoSet?: string;
+    write: (row: Row) => string;
+  },
+): Promise<number> {
+  const { table, columns, column, alsoSet, write } = fill;
+  const set = `${column} = v.text${alsoSet === undefined ? '' : `, ${alsoSet}`}`;
+  let filled = 0;
+  const client = await pool.connect();
   try {
     for (let after = ''; ; ) {
-      const { rows } = await client.query<{ id: string; event: string }>(
-        'select id, event from finding where id > $1 and served_fields is null order by id limit 5000',
+      const { rows } = await client.query<Row>(
+        `select id, ${columns} from ${table} where id > $1 and ${column} is null order by id limit 5000`,
         [after],
       );
       if (rows.length === 0) break;
-      const served = rows.map((row) => servedFindingFields(JSON.parse(row.event) as ResultEvent));
       await client.query(
-        'update finding set served_fields = v.served from unnest($1::text[], $2::text[]) as v(id, served) where finding.id = v.id',
-        [rows.map((row) => row.id), served],
+        `update ${table} set ${set} from unnest($1::text[], $2::text[]) as v(id, text) where ${table}.id = v.id`,
+        [rows.map((row) => row.id), rows.map(write)],
       );
       filled += rows.length;
       after = rows.at(-1)!.id;
     }
-    if (filled > 0) await client.query('vacuum analyze finding');
+    if (filled > 0) await client.query(`vacuum analyze ${table}`);
   } finally {
     client.release();
   }
