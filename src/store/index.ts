@@ -56,6 +56,7 @@ export {
   servedEventsJson,
   servedFindingFields,
   servedFindingHead,
+  servedFindingItems,
   servedRetestFields,
   servedRetestItems,
 } from './served-event.js';

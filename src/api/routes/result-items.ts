@@ -1,5 +1,5 @@
 import type { Finding, ServedFinding } from '../../store/index.js';
-import { formatTimestamp } from '../../store/index.js';
+import { formatTimestamp, servedFindingHead, servedFindingItems } from '../../store/index.js';
 import { eventRecord } from '../serialize.js';
 import { type JsonText, jsonList } from './page.js';
 import type { ResultItem, ResultsResponse, VulnResponse } from './results-schemas.js';
@@ -59,28 +59,35 @@ export function resultsPage(
 }
 
 /**
- * A results page as JSON text: {@link resultsPage}'s members in its order, each finding's event
- * members spliced in as stored (never parsed for a page).
+ * A results page as JSON text: {@link resultsPage}'s members in its order, each finding's item
+ * written by the store's writer of kept items (`servedFindingHead`, `servedFindingItems`, what
+ * PostgreSQL's pages join), its event members spliced in as stored (never parsed for a page).
  */
 export function resultsPageText(
   findings: readonly ServedFinding[],
   total: number,
   window: { offset: number; limit: number },
 ): string {
-  const quoted = new Map<string, string>();
-  const encoded = (text: string) => {
-    let json = quoted.get(text);
-    if (json === undefined) {
-      json = JSON.stringify(text);
-      quoted.set(text, json);
-    }
-    return json;
-  };
-  const items = findings.map(
-    (f) =>
-      `{"matcher_status":true,"vuln_id":${JSON.stringify(f.id)},"target":${JSON.stringify(f.target)},"template_url":${JSON.stringify(f.templateUrl)},"created_at":"${formatTimestamp(f.createdAt)}","updated_at":"${formatTimestamp(f.updatedAt)}","scan_id":${JSON.stringify(f.scanId)},"template_id":${JSON.stringify(f.templateId)},"template_path":${JSON.stringify(f.templatePath)},"template_encoded":${encoded(f.templateEncoded)},"vuln_status":${JSON.stringify(f.vulnStatus)},"vuln_hash":${JSON.stringify(f.vulnHash)},"severity":${JSON.stringify(f.severity)},${f.servedFields},"result_type":"matched"}`,
+  const items = servedFindingItems(
+    findings.map((f) => ({
+      head: servedFindingHead({
+        id: f.id,
+        target: f.target,
+        template_url: f.templateUrl,
+        created_at: f.createdAt,
+        scan_id: f.scanId,
+        template_id: f.templateId,
+        template_path: f.templatePath,
+        vuln_hash: f.vulnHash,
+        severity: f.severity,
+      }),
+      fields: f.servedFields,
+      updatedAt: f.updatedAt,
+      templateEncoded: f.templateEncoded,
+      vulnStatus: f.vulnStatus,
+    })),
   );
-  return `${resultsHead(findings.length, total, window)}${items.join(',')}]}`;
+  return `${resultsHead(findings.length, total, window)}${items}]}`;
 }
 
 /** A results page's members before its items, up to the list's opening bracket. */
