@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { ChangeCounter } from './changes.js';
 import { CHANGE_CHANNEL } from './migrations.js';
 
 const FIRST_RETRY_MS = 100;
@@ -85,5 +86,36 @@ export class ChangeListener {
   private drop(): void {
     this.client = undefined;
     this.connected = false;
+  }
+}
+
+/**
+ * What this process hears of changes to a PostgreSQL store: a {@link ChangeListener} that bumps
+ * `counter` at each announced change, started by the first question, so a process that never
+ * asks opens no connection for it.
+ */
+export class ChangeWatch {
+  private listener: ChangeListener | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly counter: ChangeCounter,
+  ) {}
+
+  /**
+   * The change counter's generation while changes are heard: equal generations then mean no
+   * change. Undefined while the listener connects or reconnects, and once closed.
+   */
+  heardGeneration(): number | undefined {
+    if (this.closed) return undefined;
+    this.listener ??= new ChangeListener(this.url, () => this.counter.bump());
+    this.listener.start();
+    return this.listener.listening ? this.counter.generation : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.listener?.close();
   }
 }

@@ -4,8 +4,10 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { ChangeWatch } from './change-listener.js';
 import { ChangeCounter, ChangeCountingDialect } from './changes.js';
 import { StoreMissingError, StoreUnavailableError } from './errors.js';
+import { KeptCounts } from './kept-counts.js';
 import { describeLocation, type StoreLocation } from './location.js';
 import { type Planning, preparingPool, StatementNames } from './prepared.js';
 import { ReadThreads, WorkerReadsDialect } from './reads.js';
@@ -62,7 +64,16 @@ export type Connection =
       readonly pool: pg.Pool;
       /** Bumped after each write committed through `db` (see `Store.changeToken`). */
       readonly changes: ChangeCounter;
+      /** `changes`, also bumped by the changes other connections announce (see `Store.changeToken`). */
+      readonly watch: ChangeWatch;
+      /** The listings' counts per day, kept while `watch` hears no change. */
+      readonly kept: KeptCounts;
     };
+
+/** The listings' kept counts: PostgreSQL's; SQLite reads its counts on the read threads each time. */
+export function keptCounts(conn: Connection): KeptCounts | undefined {
+  return conn.engine === 'postgres' ? conn.kept : undefined;
+}
 
 const INT8_OID = 20;
 
@@ -101,7 +112,9 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
     });
   const reads = readsOn('each run');
   const readsPlannedOnce = readsOn('once');
-  return { engine: 'postgres', pool, changes, db, reads, readsPlannedOnce };
+  const watch = new ChangeWatch(location.url, changes);
+  const kept = new KeptCounts(() => watch.heardGeneration());
+  return { engine: 'postgres', pool, changes, watch, kept, db, reads, readsPlannedOnce };
 }
 
 /**

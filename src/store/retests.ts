@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ResultEvent } from '../event/index.js';
 import { countRow, DEEP_OFFSET, locate, withPlace } from './buckets.js';
-import type { Connection } from './connect.js';
+import { type Connection, keptCounts } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
@@ -225,7 +225,9 @@ export class Retests {
     const engine = this.conn.engine;
     const deep = query.offset >= DEEP_OFFSET;
     const place = deep
-      ? await locate({ engine, db: this.reads }, teamId, query.offset, { table: 'retest_bucket' })
+      ? await locate({ engine, kept: keptCounts(this.conn), db: this.reads }, teamId, query.offset, {
+          table: 'retest_bucket',
+        })
       : undefined;
     const ids = withPlace(this.reads, place)
       .selectFrom('retest')

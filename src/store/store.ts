@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { AssetLists } from './assets.js';
 import { FindingBrowser } from './browse.js';
-import { ChangeListener } from './change-listener.js';
 import { ScanChunks } from './chunks.js';
 import { type Connection, type ConnectOptions, connect } from './connect.js';
 import { StoreMissingError } from './errors.js';
@@ -92,7 +91,7 @@ export class Store {
    * (its own writes), read after the call.
    *
    * PostgreSQL: a generation number, with no round trip. One dedicated connection, opened on the
-   * first call, `LISTEN`s to the database's change channel (statement triggers on every table
+   * first call (or a listing's first use of kept counts, see `KeptCounts`), `LISTEN`s to the database's change channel (statement triggers on every table
    * the API reads notify it at commit, see migration 0004); each notification bumps the
    * generation, and so does each write this store commits, as the commit returns, so this
    * process reads its own writes at once. Another process's commit is seen when its
@@ -113,11 +112,8 @@ export class Store {
         .pluck();
       return String(this.tokenStatement.get());
     }
-    if (this.location.engine === 'postgres' && !this.closing) {
-      this.listener ??= new ChangeListener(this.location.url, () => connection.changes.bump());
-      this.listener.start();
-      if (this.listener.listening) return `g${connection.changes.generation}`;
-    }
+    const generation = connection.watch.heardGeneration();
+    if (generation !== undefined) return `g${generation}`;
     this.snapshotToken ??= freshRead(async () => {
       const result = await sql<{ token: string }>`select pg_current_snapshot()::text as token`.execute(
         connection.db,
@@ -129,8 +125,6 @@ export class Store {
 
   private tokenStatement: { get(): unknown } | undefined;
   private snapshotToken: (() => Promise<string>) | undefined;
-  private listener: ChangeListener | undefined;
-  private closing = false;
 
   /** Resolves when the database answers; throws the driver's error when it does not. */
   async ping(): Promise<void> {
@@ -138,9 +132,9 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    this.closing = true;
-    await this.listener?.close();
-    const { db, reads, readsPlannedOnce } = this.connection;
+    const { connection } = this;
+    if (connection.engine === 'postgres') await connection.watch.close();
+    const { db, reads, readsPlannedOnce } = connection;
     if (readsPlannedOnce !== reads) await readsPlannedOnce.destroy();
     if (reads !== db) await reads.destroy();
     await db.destroy();

@@ -1,0 +1,237 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultEvent } from '../event/index.js';
+import { newId } from './id.js';
+import { KeptCounts } from './kept-counts.js';
+import { openStore, type Store } from './store.js';
+import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
+import { chunks } from './tx.js';
+
+describe('counts kept while the store is unchanged', () => {
+  function counted(generation: { value: number | undefined }) {
+    const kept = new KeptCounts(() => generation.value);
+    let loads = 0;
+    const read = (key: string) => kept.read(key, async () => `${key} #${++loads}`);
+    return { kept, read, loads: () => loads };
+  }
+
+  it('loads a key once while the generation holds, and again once it moves', async () => {
+    const generation = { value: 1 as number | undefined };
+    const { read, loads } = counted(generation);
+    expect(await read('a')).toBe('a #1');
+    expect(await read('a')).toBe('a #1');
+    generation.value = 2;
+    expect(await read('a')).toBe('a #2');
+    expect(loads()).toBe(2);
+  });
+
+  it('keeps nothing while changes are not heard: the caller reads for itself', async () => {
+    const generation = { value: undefined as number | undefined };
+    const { read, loads } = counted(generation);
+    expect(read('a')).toBeUndefined();
+    expect(loads()).toBe(0);
+  });
+
+  it('keeps each key apart, so one team never gets another team’s counts', async () => {
+    const { read } = counted({ value: 7 });
+    expect(await read('team-1 retest_bucket')).toBe('team-1 retest_bucket #1');
+    expect(await read('team-2 retest_bucket')).toBe('team-2 retest_bucket #2');
+    expect(await read('team-1 retest_bucket')).toBe('team-1 retest_bucket #1');
+  });
+
+  it('shares one load between the calls made while it runs', async () => {
+    const kept = new KeptCounts(() => 1);
+    let loads = 0;
+    let finish: (value: number) => void = () => undefined;
+    const load = () => {
+      loads++;
+      return new Promise<number>((resolve) => {
+        finish = resolve;
+      });
+    };
+    const first = kept.read('a', load);
+    const second = kept.read('a', load);
+    finish(42);
+    expect([await first, await second, loads]).toEqual([42, 42, 1]);
+  });
+
+  it('does not keep a load that failed', async () => {
+    const kept = new KeptCounts(() => 1);
+    await expect(kept.read('a', () => Promise.reject(new Error('connection lost')))).rejects.toThrow(
+      'connection lost',
+    );
+    expect(await kept.read('a', async () => 'read again')).toBe('read again');
+  });
+
+  it('forgets the key used longest ago past 1,024 keys', async () => {
+    const { read, loads } = counted({ value: 1 });
+    for (let i = 0; i <= 1_024; i++) await read(`team-${i}`);
+    expect(loads()).toBe(1_025);
+    await read('team-1024');
+    expect(loads()).toBe(1_025);
+    await read('team-0');
+    expect(loads()).toBe(1_026);
+  });
+});
+
+const DAY = 86_400_000;
+
+function event(n: number): ResultEvent {
+  return {
+    'template-id': `tpl-${n % 4}`,
+    info: { author: [], tags: [], severity: n % 2 === 0 ? 'high' : 'low' },
+    type: 'http',
+    host: 'app.test',
+    'matched-at': `https://app.test/${n}`,
+    timestamp: '2024-03-14T10:21:36.884Z',
+    'matcher-status': true,
+  };
+}
+
+describe('deep pages on PostgreSQL placed by counts kept while no change is heard', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let other: Store;
+  let raw: pg.Client;
+  let team: string;
+
+  beforeAll(async () => {
+    database = await postgresTestDatabase();
+    store = await openStore(database.location);
+    // Another process's connections: its writes reach `store` only as announced changes.
+    other = await openStore(database.location, { migrate: false });
+    raw = new pg.Client({
+      connectionString: database.location.engine === 'postgres' ? database.location.url : '',
+    });
+    await raw.connect();
+    team = (await store.teams.ensure('kept')).id;
+    const scan = await store.scans.create({ teamId: team, name: 'kept', status: 'uploaded' });
+    const { finding } = await store.findings.add(scan.id, event(0));
+    const start = Date.UTC(2024, 0, 1);
+    // 3,000 results over 30 days, 100 a day.
+    for (const part of chunks(
+      Array.from({ length: 3_000 }, (_, i) => start + Math.floor(i / 100) * DAY + (i % 100) * 1_000),
+      500,
+    )) {
+      await store.connection.db
+        .insertInto('retest')
+        .values(
+          part.map((at) => ({
+            id: newId(),
+            team_id: team,
+            finding_id: finding.id,
+            scan_id: scan.id,
+            target: 'app.test',
+            template_id: 't',
+            template_path: '',
+            template_url: '',
+            template_hash: null,
+            matcher_status: 1 as const,
+            result_type: 'matched',
+            vuln_status: 'open',
+            events: '[]',
+            created_at: at,
+            updated_at: at,
+          })),
+        )
+        .execute();
+    }
+    await sql`insert into retest_bucket (team_id, bucket, n)
+      select team_id, (created_at / ${DAY}) * ${DAY}, count(*) from retest where team_id = ${team}
+      group by 1, 2`.execute(store.connection.db);
+  });
+  afterAll(async () => {
+    await raw?.end();
+    await other?.close();
+    await store?.close();
+    await database?.drop();
+  });
+
+  async function plainOffset(offset: number): Promise<string[]> {
+    const rows = await store.connection.db
+      .selectFrom('retest')
+      .select('id')
+      .where('team_id', '=', team)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(20)
+      .offset(offset)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  async function page(offset: number): Promise<string[]> {
+    return (await store.retests.list(team, { offset, limit: 20 })).map((r) => r.id);
+  }
+
+  async function heard(): Promise<void> {
+    const connection = store.connection;
+    if (connection.engine !== 'postgres') throw new Error('a PostgreSQL store');
+    for (let waited = 0; connection.watch.heardGeneration() === undefined; waited += 10) {
+      if (waited > 5_000) throw new Error('the store never heard the change channel');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+    for (let waited = 0; !(await check()); waited += 20) {
+      if (waited > 5_000) throw new Error(`${what} within 5 s`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('places a page by the counts of its own statement until changes are heard, then by kept counts', async () => {
+    // The first listing starts listening, and is placed by its own statement meanwhile.
+    expect(await page(2_500)).toEqual(await plainOffset(2_500));
+    await heard();
+    for (const offset of [2_000, 2_099, 2_100, 2_999, 3_000])
+      expect(await page(offset), `offset ${offset}`).toEqual(await plainOffset(offset));
+  });
+
+  it('keeps the counts while nothing is announced, and reads them again once a change is', async () => {
+    await heard();
+    const before = await page(2_500);
+    // Ten results of the newest day go, without their triggers' announcement: the kept counts
+    // no longer match the rows, which only keeping them explains.
+    await raw.query('alter table retest disable trigger retest_notify_change');
+    await raw.query('alter table retest_bucket disable trigger retest_bucket_notify_change');
+    try {
+      await raw.query(
+        `delete from retest where id in (select id from retest where team_id = $1 order by created_at desc limit 10)`,
+        [team],
+      );
+      await raw.query(
+        'update retest_bucket set n = n - 10 where team_id = $1 and bucket = (select max(bucket) from retest_bucket where team_id = $1)',
+        [team],
+      );
+    } finally {
+      await raw.query('alter table retest enable trigger retest_notify_change');
+      await raw.query('alter table retest_bucket enable trigger retest_bucket_notify_change');
+    }
+    const stale = await page(2_500);
+    expect(stale).not.toEqual(await plainOffset(2_500));
+    expect(stale).toEqual(before);
+    await raw.query('notify keyhole_change');
+    await until(
+      async () => JSON.stringify(await page(2_500)) === JSON.stringify(await plainOffset(2_500)),
+      'the page follows the announced change',
+    );
+  });
+
+  it('follows findings another process records once their change is heard, and this process’s own at once', async () => {
+    await heard();
+    const total = async () =>
+      (await store.findingPages.list(team, { severities: ['high'] }, { offset: 0, limit: 1 })).total;
+    const first = await total();
+    const scan = await other.scans.create({ teamId: team, name: 'other process', status: 'uploaded' });
+    await other.findings.addMany(
+      scan.id,
+      Array.from({ length: 6 }, (_, i) => event(100 + i)),
+    );
+    await until(async () => (await total()) === first + 3, 'the total counts the other process’s findings');
+    const mine = await store.scans.create({ teamId: team, name: 'this process', status: 'uploaded' });
+    await store.findings.addMany(mine.id, [event(200), event(202)]);
+    expect(await total()).toBe(first + 5);
+  });
+});
