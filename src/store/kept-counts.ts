@@ -29,7 +29,10 @@ export class KeptCounts {
     const generation = this.generation();
     if (generation === undefined) return undefined;
     const found = this.kept.get(key);
-    if (found !== undefined && found.generation === generation) return found.value as Promise<T>;
+    if (found !== undefined && found.generation === generation) {
+      this.keep(key, found);
+      return found.value as Promise<T>;
+    }
     const value = load();
     this.keep(key, { generation, value });
     value.catch(() => {
@@ -39,7 +42,7 @@ export class KeptCounts {
   }
 
   private keep(key: string, entry: { generation: number; value: Promise<unknown> }): void {
-    // Kept again at the end, so the oldest key is the first to go.
+    // Kept again at the end, so the key read longest ago is the first to go.
     this.kept.delete(key);
     this.kept.set(key, entry);
     if (this.kept.size > MOST_KEPT) {
