@@ -66,14 +66,22 @@ export type Connection =
       readonly changes: ChangeCounter;
       /** `changes`, also bumped by the changes other connections announce (see `Store.changeToken`). */
       readonly watch: ChangeWatch;
-      /** The listings' counts per day, kept while `watch` hears no change. */
+      /** The listings' counts per day and per id bucket, kept while `watch` hears no change. */
       readonly kept: KeptCounts;
+      /**
+       * The tallies of searches of findings, kept likewise: fewer of them, as each may name up to
+       * `SEARCH_CANDIDATES` targets and templates.
+       */
+      readonly keptSearches: KeptCounts;
     };
 
 /** The listings' kept counts: PostgreSQL's; SQLite reads its counts on the read threads each time. */
 export function keptCounts(conn: Connection): KeptCounts | undefined {
   return conn.engine === 'postgres' ? conn.kept : undefined;
 }
+
+/** Searches' tallies kept at most: each up to 5,000 targets and 5,000 templates, tens of MB at worst. */
+const KEPT_SEARCHES = 64;
 
 const INT8_OID = 20;
 
@@ -114,7 +122,8 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   const readsPlannedOnce = readsOn('once');
   const watch = new ChangeWatch(location.url, changes);
   const kept = new KeptCounts(() => watch.heardGeneration());
-  return { engine: 'postgres', pool, changes, watch, kept, db, reads, readsPlannedOnce };
+  const keptSearches = new KeptCounts(() => watch.heardGeneration(), KEPT_SEARCHES);
+  return { engine: 'postgres', pool, changes, watch, kept, keptSearches, db, reads, readsPlannedOnce };
 }
 
 /**

@@ -497,16 +497,22 @@ export class FindingPages {
     const few = sql`sum(n) <= ${this.searchCandidates}`;
     const whenFew = (column: 'target' | 'template_id') =>
       sql<string[] | null>`case when ${few} then array_agg(${sql.ref(column)}) filter (where n > 0) end`;
-    const row = await query
-      .select(sql<number | string | null>`sum(n)`.as('total'))
-      .select(whenFew('target').as('targets'))
-      .select(whenFew('template_id').as('templates'))
-      .executeTakeFirst();
-    const total = Number(row?.total ?? 0);
-    if (total > this.searchCandidates) return { total };
-    const targets = [...new Set(row?.targets ?? [])];
-    const templates = [...new Set(row?.templates ?? [])];
-    return { total, candidates: { targets, templates } };
+    const read = async (): Promise<Counted> => {
+      const row = await query
+        .select(sql<number | string | null>`sum(n)`.as('total'))
+        .select(whenFew('target').as('targets'))
+        .select(whenFew('template_id').as('templates'))
+        .executeTakeFirst();
+      const total = Number(row?.total ?? 0);
+      if (total > this.searchCandidates) return { total };
+      const targets = [...new Set(row?.targets ?? [])];
+      const templates = [...new Set(row?.templates ?? [])];
+      return { total, candidates: { targets, templates } };
+    };
+    // Kept while no change is heard (see `KeptCounts`), as the pages of one search are read in
+    // turn: a search's tally cost PostgreSQL more than its page (4–9 ms against 0.7–4 ms).
+    const key = `finding_tally ${teamId} ${JSON.stringify([filter.search, filter.severities ?? [], filter.statuses ?? [], this.searchCandidates])}`;
+    return this.conn.keptSearches.read(key, read) ?? read();
   }
 
   private matching(teamId: string, filter: TeamFindingFilter) {

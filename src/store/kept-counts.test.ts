@@ -177,6 +177,21 @@ describe('deep pages on PostgreSQL placed by counts kept while no change is hear
     }
   }
 
+  /** Runs `write` with the change triggers off: what it changes is not announced. */
+  async function unannounced(write: () => Promise<void>): Promise<void> {
+    const { rows } = await raw.query<{ table: string; trigger: string }>(
+      "select tgrelid::regclass::text as table, tgname as trigger from pg_trigger where tgname like '%\\_notify\\_change'",
+    );
+    const each = (verb: string) =>
+      Promise.all(rows.map((row) => raw.query(`alter table ${row.table} ${verb} trigger ${row.trigger}`)));
+    await each('disable');
+    try {
+      await write();
+    } finally {
+      await each('enable');
+    }
+  }
+
   async function until(check: () => Promise<boolean>, what: string): Promise<void> {
     for (let waited = 0; !(await check()); waited += 20) {
       if (waited > 5_000) throw new Error(`${what} within 5 s`);
@@ -195,11 +210,9 @@ describe('deep pages on PostgreSQL placed by counts kept while no change is hear
   it('keeps the counts while nothing is announced, and reads them again once a change is', async () => {
     await heard();
     const before = await page(2_500);
-    // Ten results of the newest day go, without their triggers' announcement: the kept counts
-    // no longer match the rows, which only keeping them explains.
-    await raw.query('alter table retest disable trigger retest_notify_change');
-    await raw.query('alter table retest_bucket disable trigger retest_bucket_notify_change');
-    try {
+    // Ten results of the newest day go, unannounced: the kept counts no longer match the rows,
+    // which only keeping them explains.
+    await unannounced(async () => {
       await raw.query(
         `delete from retest where id in (select id from retest where team_id = $1 order by created_at desc limit 10)`,
         [team],
@@ -208,10 +221,7 @@ describe('deep pages on PostgreSQL placed by counts kept while no change is hear
         'update retest_bucket set n = n - 10 where team_id = $1 and bucket = (select max(bucket) from retest_bucket where team_id = $1)',
         [team],
       );
-    } finally {
-      await raw.query('alter table retest enable trigger retest_notify_change');
-      await raw.query('alter table retest_bucket enable trigger retest_bucket_notify_change');
-    }
+    });
     const stale = await page(2_500);
     expect(stale).not.toEqual(await plainOffset(2_500));
     expect(stale).toEqual(before);
@@ -224,17 +234,39 @@ describe('deep pages on PostgreSQL placed by counts kept while no change is hear
 
   it('follows findings another process records once their change is heard, and this process’s own at once', async () => {
     await heard();
-    const total = async () =>
-      (await store.findingPages.list(team, { severities: ['high'] }, { offset: 0, limit: 1 })).total;
-    const first = await total();
+    const totals = async () =>
+      Promise.all(
+        [{ severities: ['high' as const] }, { search: 'TPL-0' }].map(
+          async (filter) => (await store.findingPages.list(team, filter, { offset: 0, limit: 1 })).total,
+        ),
+      );
+    const [high = 0, searched = 0] = await totals();
     const scan = await other.scans.create({ teamId: team, name: 'other process', status: 'uploaded' });
+    // Three of high severity (even numbers), two of template tpl-0 (multiples of 4).
     await other.findings.addMany(
       scan.id,
       Array.from({ length: 6 }, (_, i) => event(100 + i)),
     );
-    await until(async () => (await total()) === first + 3, 'the total counts the other process’s findings');
+    await until(
+      async () => JSON.stringify(await totals()) === JSON.stringify([high + 3, searched + 2]),
+      'the totals count the other process’s findings',
+    );
     const mine = await store.scans.create({ teamId: team, name: 'this process', status: 'uploaded' });
     await store.findings.addMany(mine.id, [event(200), event(202)]);
-    expect(await total()).toBe(first + 5);
+    expect(await totals()).toEqual([high + 5, searched + 3]);
+  });
+
+  it('keeps a search’s tally while nothing is announced, and reads it again once a change is', async () => {
+    await heard();
+    const searched = async () =>
+      (await store.findingPages.list(team, { search: 'tpl-3' }, { offset: 0, limit: 1 })).total;
+    const before = await searched();
+    await unannounced(async () => {
+      const scan = await other.scans.create({ teamId: team, name: 'unannounced', status: 'uploaded' });
+      await other.findings.addMany(scan.id, [event(303)]);
+    });
+    expect(await searched()).toBe(before);
+    await raw.query('notify keyhole_change');
+    await until(async () => (await searched()) === before + 1, 'the search counts the new finding');
   });
 });

@@ -1,4 +1,4 @@
-/** How many counts a process keeps at most: a few per team (each bucket table, each filter). */
+/** How many sets of counts a process keeps at most, unless told: a few per team (each bucket table, each filter). */
 const MOST_KEPT = 1_024;
 
 /**
@@ -18,7 +18,10 @@ export class KeptCounts {
     { readonly generation: number; readonly value: Promise<unknown> }
   >();
 
-  constructor(private readonly generation: () => number | undefined) {}
+  constructor(
+    private readonly generation: () => number | undefined,
+    private readonly most = MOST_KEPT,
+  ) {}
 
   /**
    * The counts of `key` (which must name everything `load` reads by: team, table, filter) as kept
@@ -45,7 +48,7 @@ export class KeptCounts {
     // Kept again at the end, so the key read longest ago is the first to go.
     this.kept.delete(key);
     this.kept.set(key, entry);
-    if (this.kept.size > MOST_KEPT) {
+    if (this.kept.size > this.most) {
       const oldest = this.kept.keys().next().value;
       if (oldest !== undefined) this.kept.delete(oldest);
     }
