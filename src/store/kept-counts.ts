@@ -1,9 +1,9 @@
-/** How many sets of counts a process keeps at most, unless told: a few per team (each bucket table, each filter). */
+/** How many sets of counts are kept at most, unless told: a few per team (a bucket table, a filter). */
 const MOST_KEPT = 1_024;
 
 /**
- * Counts read from the store, kept in this process while the store is unchanged, so a listing
- * reads its team's counts per day once rather than for every page (PostgreSQL). `generation`
+ * Counts read from the store, kept in this process while the store is unchanged, so listings
+ * read a team's counts once per change rather than once per page (PostgreSQL). `generation`
  * gives a number that grows whenever the data may have changed (see `ChangeWatch`), or undefined
  * while no change would be heard: then nothing is kept and {@link read} answers undefined, and
  * the caller reads the counts as part of its own query.

@@ -91,10 +91,11 @@ export class Store {
    * (its own writes), read after the call.
    *
    * PostgreSQL: a generation number, with no round trip. One dedicated connection, opened on the
-   * first call (or a listing's first use of kept counts, see `KeptCounts`), `LISTEN`s to the database's change channel (statement triggers on every table
-   * the API reads notify it at commit, see migration 0004); each notification bumps the
-   * generation, and so does each write this store commits, as the commit returns, so this
-   * process reads its own writes at once. Another process's commit is seen when its
+   * first call (or a listing's first use of kept counts, see `KeptCounts`), `LISTEN`s to the
+   * database's change channel (statement triggers on every table the API reads notify it at
+   * commit, see migration 0004); each notification bumps the generation, and so does each write
+   * this store commits, as the commit returns, so this process reads its own writes at once.
+   * Another process's commit is seen when its
    * notification arrives: normally well under a millisecond after the commit, during which a
    * request may still be answered from the data as it was. Writes to other databases on the same
    * server do not move the token. While that connection is not listening (it is connecting, or
