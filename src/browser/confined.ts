@@ -17,6 +17,11 @@ export interface ConfinedBrowserOptions {
   /** Opens a connection for the browser (directly when unset). */
   readonly connect?: (hostname: string, port: number) => Duplex;
   /**
+   * Resolves when the page may send its next request (`-rl`); each request it makes waits for it
+   * before it goes. Redirect hops Chromium follows by itself are not seen, so not paced.
+   */
+  readonly pace?: () => Promise<void>;
+  /**
    * What a request within the scope carries besides what the page gives it (a static secret);
    * asked first whether it adds anything to a URL, as reading a request's every header is slow.
    * `refused`: the request must not go at all (its secret failed its check).
@@ -153,6 +158,7 @@ export class ConfinedBrowser {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
       }
+      await options.pace?.();
       await route
         .continue(extra === undefined ? {} : { url: extra.url, headers: { ...extra.headers } })
         .catch(() => undefined);

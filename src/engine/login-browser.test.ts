@@ -146,6 +146,48 @@ describe.skipIf(missing !== undefined)('browser logins', () => {
     expect(resolver.redactor.redact('tab dashboard')).toBe('tab dashboard');
   }, 60_000);
 
+  it('send each request of the page only once -rl gives it its turn', async () => {
+    // An app of its own: the others' logins used this half-minute's one-time code, which an app
+    // takes once.
+    const app = await spaApp();
+    const turns: (() => void)[] = [];
+    const paced = new TemplateLoginRunner({
+      dispatch,
+      timeoutMs: 5000,
+      pace: () => new Promise<void>((go) => turns.push(go)),
+    });
+    try {
+      const resolver = new SecretResolver(await secrets(spaEntry('{env: PW}', app), spaEnv), {
+        runner: paced,
+      });
+      const fromBrowser = () =>
+        app.requests.filter((r) => /Chrome/.test(r.headers['user-agent'] ?? '')).length;
+      let done = false;
+      const answer = send(resolver, get(app, '/api/me')).finally(() => {
+        done = true;
+      });
+      // Awaited below; a failed check in the loop must not leave it unhandled.
+      answer.catch(() => undefined);
+      let given = 0;
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // What reached the app never outnumbers the turns given.
+        expect(fromBrowser()).toBeLessThanOrEqual(given);
+        const next = turns.shift();
+        if (next !== undefined) {
+          given++;
+          next();
+        }
+      }
+      expect(await answer).toMatch(/^200 /);
+      // The shell, the login, the code and the page's own /api/me.
+      expect(fromBrowser()).toBeGreaterThanOrEqual(4);
+      expect(fromBrowser()).toBeLessThanOrEqual(given);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+
   it('keep every request the page makes to another host from leaving the browser, the token with it', async () => {
     const before = elsewhere.requests.length;
     const resolver = new SecretResolver(await secrets(spaEntry('{env: PW}', tracked), spaEnv), { runner });

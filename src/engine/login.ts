@@ -49,6 +49,11 @@ export interface LoginRunnerOptions {
   readonly chromium?: string;
   /** `-proxy`: the browser's connections go through it too. */
   readonly proxy?: ProxyServer;
+  /**
+   * `-rl`: resolves when the browser of a login may send its next request (the scan's own
+   * limiter), as `dispatch` paces the requests of every other login.
+   */
+  readonly pace?: () => Promise<void>;
   /** Further run options (e.g. `-H` headers, a user agent). */
   readonly run?: Partial<Omit<RunOptions, 'dispatch' | 'variables' | 'onResult'>>;
 }
@@ -110,11 +115,12 @@ export class TemplateLoginRunner implements LoginRunner {
     context: LoginContext,
   ): Promise<Record<string, string>> {
     const inScope = loginScope(login, String(spec.url));
-    const { proxy } = this.options;
+    const { proxy, pace } = this.options;
     const browser = await ConfinedBrowser.open({
       executablePath: this.options.chromium ?? DEFAULT_CHROMIUM,
       allowed: inScope,
       ...(proxy === undefined ? {} : { connect: (host, port) => new TunnelSocket(proxy, host, port) }),
+      ...(pace === undefined ? {} : { pace }),
       decorate: {
         wants: (url) => context.secrets.choose(requestTo('GET', url)) !== undefined,
         apply: (request) => withStaticSecret(request, context),

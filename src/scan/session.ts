@@ -226,8 +226,8 @@ async function openSession(
   client: HttpClient,
   oast: OastOpener,
 ): Promise<ScanSession> {
-  const rate =
-    settings.rateLimit === undefined ? undefined : rateLimited(new RateLimiter(settings.rateLimit));
+  const limiter = settings.rateLimit === undefined ? undefined : new RateLimiter(settings.rateLimit);
+  const rate = limiter === undefined ? undefined : rateLimited(limiter);
   const redactor = settings.secrets?.redactor ?? new Redactor();
   for (const [name, value] of settings.headers) redactor.registerHeader(name, value);
   const redact = settings.redact ? (text: string) => redactor.redact(text) : undefined;
@@ -253,7 +253,13 @@ async function openSession(
   const resolver =
     settings.secrets === undefined
       ? undefined
-      : await readyResolver(settings, settings.secrets, { sent, ledger, listener, resolveScheme });
+      : await readyResolver(settings, settings.secrets, {
+          sent,
+          ledger,
+          listener,
+          resolveScheme,
+          ...(limiter === undefined ? {} : { pace: () => limiter.take() }),
+        });
   const dispatch: Dispatch = chain(sent, [
     resolver === undefined ? undefined : withSecrets(resolver, ledger),
     credentials.length === 0 ? undefined : watchingHeaders(credentials, (r) => ledger.answeredWithHeaders(r)),
@@ -288,6 +294,8 @@ interface ResolverParts {
   readonly ledger: AuthLedger;
   readonly listener: SessionListener;
   readonly resolveScheme: (target: string, signal?: AbortSignal) => Promise<TargetResolution>;
+  /** `-rl` for the requests of a browser login, which do not go through `sent`. */
+  readonly pace?: () => Promise<void>;
 }
 
 /**
@@ -311,6 +319,7 @@ async function readyResolver(
       run: { headers: settings.headers },
       ...(settings.chromium === undefined ? {} : { chromium: settings.chromium }),
       ...(settings.proxy === undefined ? {} : { proxy: settings.proxy }),
+      ...(parts.pace === undefined ? {} : { pace: parts.pace }),
       resolveInput: async (input) => {
         const resolved = await parts.resolveScheme(input, settings.signal);
         if (!resolved.ok) throw new LoginError(`nothing answers at ${input}: ${resolved.message}`);
