@@ -92,7 +92,7 @@ function event(n: number): ResultEvent {
   };
 }
 
-describe('deep pages on PostgreSQL placed by counts kept while no change is heard', () => {
+describe('listings on PostgreSQL placed and counted by counts kept while no change is heard', () => {
   let database: TestDatabase;
   let store: Store;
   let other: Store;
