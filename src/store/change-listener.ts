@@ -1,17 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { ChangeCounter } from './changes.js';
 import { CHANGE_CHANNEL } from './migrations.js';
+import type { Database } from './schema.js';
 
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 5_000;
+/** How often a listener's heartbeat is announced, so it knows it still hears the channel. */
+const HEARTBEAT_MS = 2_000;
+/** A heartbeat's payload starts so; the triggers' notifications carry none. */
+const HEARTBEAT = 'keyhole-heartbeat ';
 
 /**
  * One dedicated PostgreSQL connection that `LISTEN`s to the database's change channel (the
  * triggers of migration 0004 notify it after every statement that writes a table the API reads)
  * and calls `onChange` for each notification, and once each time it starts listening, since
- * anything may have changed while it was not. `listening` is false while it connects, after the
- * connection is lost and while it reconnects (with backoff, up to every 5 s): callers must not
- * rely on notifications then.
+ * anything may have changed while it was not.
+ *
+ * It counts as listening only while it hears itself: after `LISTEN` a heartbeat of its own is
+ * announced on the channel through another connection (`announce`), as a change would be, and
+ * again every `heartbeatMs`; `listening` turns true when it hears the first, and the connection is
+ * dropped and opened again when none was heard for three intervals. A connection that no longer
+ * receives (a network gone silent, before TCP keepalive notices) or that never receives what
+ * other connections announce (a pooler in transaction mode, which runs `LISTEN` on a server
+ * connection the client does not keep) is thus not trusted to announce changes.
+ * `listening` is false while it connects, until it hears itself, after the connection is lost
+ * and while it reconnects (with backoff, up to every 5 s): callers must not rely on
+ * notifications then. Heartbeats, its own and other processes', are not changes.
  */
 export class ChangeListener {
   private client: pg.Client | undefined;
@@ -20,11 +36,26 @@ export class ChangeListener {
   private closed = false;
   private retryMs = FIRST_RETRY_MS;
   private timer: NodeJS.Timeout | undefined;
+  private heartbeats: NodeJS.Timeout | undefined;
+  /** This listener's heartbeats, told apart from other processes'. */
+  private readonly self = `${HEARTBEAT}${randomUUID()}`;
+  private lastHeard = 0;
+
+  private readonly heartbeatMs: number;
+  private readonly announce: (payload: string) => Promise<void>;
 
   constructor(
     private readonly url: string,
     private readonly onChange: () => void,
-  ) {}
+    options: {
+      /** Notifies the channel with `payload` through a connection other than the listener's. */
+      readonly announce: (payload: string) => Promise<void>;
+      readonly heartbeatMs?: number;
+    },
+  ) {
+    this.announce = options.announce;
+    this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  }
 
   get listening(): boolean {
     return this.connected;
@@ -58,7 +89,7 @@ export class ChangeListener {
     // Registered before connecting: an 'error' event without a listener would end the process.
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
-    client.on('notification', () => this.onChange());
+    client.on('notification', (message) => this.heard(client, message.payload ?? ''));
     try {
       await client.connect();
       await client.query(`listen ${CHANGE_CHANNEL}`);
@@ -67,10 +98,36 @@ export class ChangeListener {
       return;
     }
     if (this.client !== client) return;
+    this.lastHeard = Date.now();
+    this.heartbeats = setInterval(() => this.beat(client), this.heartbeatMs);
+    this.heartbeats.unref();
+    this.beat(client);
+  }
+
+  private heard(client: pg.Client, payload: string): void {
+    if (this.client !== client) return;
+    if (!payload.startsWith(HEARTBEAT)) {
+      this.onChange();
+      return;
+    }
+    if (payload !== this.self) return;
+    this.lastHeard = Date.now();
+    if (this.connected) return;
     this.connected = true;
     this.retryMs = FIRST_RETRY_MS;
-    // Commits made before LISTEN took effect sent nothing to this connection.
+    // Commits made before LISTEN took effect, or while it was not heard, sent nothing here.
     this.onChange();
+  }
+
+  /** Announces a heartbeat, or drops a connection that has heard none for three intervals. */
+  private beat(client: pg.Client): void {
+    if (this.client !== client) return;
+    if (Date.now() - this.lastHeard > 3 * this.heartbeatMs) {
+      this.lost(client);
+      return;
+    }
+    // Not announced (the store unreachable): unheard, it is the listener's loss in turn.
+    this.announce(this.self).catch(() => undefined);
   }
 
   private lost(client: pg.Client): void {
@@ -84,6 +141,8 @@ export class ChangeListener {
   }
 
   private drop(): void {
+    clearInterval(this.heartbeats);
+    this.heartbeats = undefined;
     this.client = undefined;
     this.connected = false;
   }
@@ -101,6 +160,8 @@ export class ChangeWatch {
   constructor(
     private readonly url: string,
     private readonly counter: ChangeCounter,
+    /** The store's connections, which announce the listener's heartbeats. */
+    private readonly db: Kysely<Database>,
   ) {}
 
   /**
@@ -109,7 +170,11 @@ export class ChangeWatch {
    */
   heardGeneration(): number | undefined {
     if (this.closed) return undefined;
-    this.listener ??= new ChangeListener(this.url, () => this.counter.bump());
+    this.listener ??= new ChangeListener(this.url, () => this.counter.bump(), {
+      announce: async (payload) => {
+        await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(this.db);
+      },
+    });
     this.listener.start();
     return this.listener.listening ? this.counter.generation : undefined;
   }

@@ -120,7 +120,7 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
     });
   const reads = readsOn('each run');
   const readsPlannedOnce = readsOn('once');
-  const watch = new ChangeWatch(location.url, changes);
+  const watch = new ChangeWatch(location.url, changes, db);
   const kept = new KeptCounts(() => watch.heardGeneration());
   const keptSearches = new KeptCounts(() => watch.heardGeneration(), KEPT_SEARCHES);
   return { engine: 'postgres', pool, changes, watch, kept, keptSearches, db, reads, readsPlannedOnce };

@@ -102,8 +102,9 @@ export class Store {
    * was lost and is reconnecting with backoff), the token falls back to the current snapshot
    * (`pg_current_snapshot()`, read after the call, one round trip shared by the calls made while
    * a read is under way), and the generation is bumped each time listening (re)starts, since
-   * anything may have changed meanwhile. A listening connection cut without the socket closing
-   * is noticed by TCP keepalive; until then, notifications are missed.
+   * anything may have changed meanwhile. The connection counts as listening only while it hears
+   * its own heartbeat (see `ChangeListener`): one cut without the socket closing misses
+   * notifications for 8 s at most, one behind a pooler that never delivers them never counts.
    */
   async changeToken(): Promise<string> {
     const { connection } = this;

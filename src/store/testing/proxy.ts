@@ -7,6 +7,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private cut = false;
+  private muted = false;
   private constructor(
     private readonly server: Server,
     readonly port: number,
@@ -36,8 +37,30 @@ export class TcpProxy {
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    this.forward(client, upstream);
+    this.forward(upstream, client);
+  }
+
+  /** What `from` sends, written to `to` as pipe() would, except while muted (see {@link mute}). */
+  private forward(from: Socket, to: Socket): void {
+    from.on('data', (data: Buffer) => {
+      if (this.muted) return;
+      if (!to.write(data)) from.pause();
+    });
+    to.on('drain', () => from.resume());
+    from.on('end', () => to.end());
+  }
+
+  /**
+   * Drops every byte either way, keeping every connection open, until {@link unmute}: a network
+   * gone silent, which neither end notices by itself.
+   */
+  mute(): void {
+    this.muted = true;
+  }
+
+  unmute(): void {
+    this.muted = false;
   }
 
   /** Drops every connection and refuses new ones until {@link restore}. */
