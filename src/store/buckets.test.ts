@@ -4,6 +4,7 @@ import { BUCKET_MS, bucketOf, locate, SPAN_MS } from './buckets.js';
 import { newId } from './id.js';
 import { openStore, type Store } from './store.js';
 import { ENGINES, type TestDatabase } from './testing/databases.js';
+import { insertRetests } from './testing/retest-rows.js';
 import { chunks } from './tx.js';
 
 describe.each(ENGINES)('deep pages on $engine', ({ create }) => {
@@ -74,33 +75,7 @@ describe.each(ENGINES)('deep pages on $engine', ({ create }) => {
       timestamp: '2024-03-14T10:00:00Z',
       'matcher-status': true,
     });
-    for (const part of chunks(times, 500)) {
-      await store.connection.db
-        .insertInto('retest')
-        .values(
-          part.map((at) => ({
-            id: newId(),
-            team_id: team,
-            finding_id: finding.id,
-            scan_id: scan.id,
-            target: 'a.test',
-            template_id: 't',
-            template_path: '',
-            template_url: '',
-            template_hash: null,
-            matcher_status: 1 as const,
-            result_type: 'matched',
-            vuln_status: 'open',
-            events: '[]',
-            created_at: at,
-            updated_at: at,
-          })),
-        )
-        .execute();
-    }
-    await sql`insert into retest_bucket (team_id, bucket, n)
-      select team_id, (created_at / 86400000) * 86400000, count(*) from retest where team_id = ${team}
-      group by team_id, (created_at / 86400000) * 86400000`.execute(store.connection.db);
+    await insertRetests(store.connection.db, { team, scanId: scan.id, findingId: finding.id }, times);
 
     for (const offset of [1999, 2000, 2001, 2345, 2900, 2950, 2999, 3000, 5000]) {
       const expected = await store.connection.db

@@ -1,12 +1,10 @@
-import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
-import { newId } from './id.js';
 import { KeptCounts } from './kept-counts.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
-import { chunks } from './tx.js';
+import { insertRetests } from './testing/retest-rows.js';
 
 describe('counts kept while the store is unchanged', () => {
   function counted(generation: { value: number | undefined }) {
@@ -113,36 +111,11 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
     const { finding } = await store.findings.add(scan.id, event(0));
     const start = Date.UTC(2024, 0, 1);
     // 3,000 results over 30 days, 100 a day.
-    for (const part of chunks(
+    await insertRetests(
+      store.connection.db,
+      { team, scanId: scan.id, findingId: finding.id, target: 'app.test' },
       Array.from({ length: 3_000 }, (_, i) => start + Math.floor(i / 100) * DAY + (i % 100) * 1_000),
-      500,
-    )) {
-      await store.connection.db
-        .insertInto('retest')
-        .values(
-          part.map((at) => ({
-            id: newId(),
-            team_id: team,
-            finding_id: finding.id,
-            scan_id: scan.id,
-            target: 'app.test',
-            template_id: 't',
-            template_path: '',
-            template_url: '',
-            template_hash: null,
-            matcher_status: 1 as const,
-            result_type: 'matched',
-            vuln_status: 'open',
-            events: '[]',
-            created_at: at,
-            updated_at: at,
-          })),
-        )
-        .execute();
-    }
-    await sql`insert into retest_bucket (team_id, bucket, n)
-      select team_id, (created_at / ${DAY}) * ${DAY}, count(*) from retest where team_id = ${team}
-      group by 1, 2`.execute(store.connection.db);
+    );
   });
   afterAll(async () => {
     await raw?.end();

@@ -10,6 +10,7 @@ import { Retests } from './retests.js';
 import { Scans } from './scans.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
+import { insertRetests } from './testing/retest-rows.js';
 import { chunks } from './tx.js';
 
 const ROWS = 30_000;
@@ -91,30 +92,12 @@ describe('listing plans on PostgreSQL', () => {
       timestamp: '2024-03-14T10:00:00Z',
       'matcher-status': true,
     });
-    for (const part of chunks(
-      Array.from({ length: ROWS }, (_, i) => i),
-      2000,
-    )) {
-      const values = part.map((i) => ({
-        id: newId(),
-        team_id: team,
-        finding_id: finding.id,
-        scan_id: scan.id,
-        target: 'a.test',
-        template_id: 't',
-        template_path: '',
-        template_url: '',
-        template_hash: null,
-        matcher_status: 1 as const,
-        result_type: 'matched',
-        vuln_status: 'open',
-        events: '[]',
-        served_events: '[]',
-        created_at: at(i),
-        updated_at: at(i),
-      }));
-      await db.insertInto('retest').values(values).execute();
-    }
+    await insertRetests(
+      db,
+      { team, scanId: scan.id, findingId: finding.id },
+      Array.from({ length: ROWS }, (_, i) => at(i)),
+      { served_events: '[]' },
+    );
     for (const part of chunks(
       Array.from({ length: ROWS }, (_, i) => i),
       2000,
@@ -139,15 +122,10 @@ describe('listing plans on PostgreSQL', () => {
       // Counted per id bucket by the triggers of migration 0015.
       await db.insertInto('finding').values(values).execute();
     }
-    for (const [buckets, rows] of [
-      ['scan_bucket', 'scan'],
-      ['retest_bucket', 'retest'],
-    ] as const) {
-      await sql`delete from ${sql.table(buckets)} where team_id = ${team}`.execute(db);
-      await sql`insert into ${sql.table(buckets)} (team_id, bucket, n)
-        select team_id, (created_at / 86400000) * 86400000, count(*) from ${sql.table(rows)}
-        where team_id = ${team} group by team_id, (created_at / 86400000) * 86400000`.execute(db);
-    }
+    await sql`delete from scan_bucket where team_id = ${team}`.execute(db);
+    await sql`insert into scan_bucket (team_id, bucket, n)
+      select team_id, (created_at / 86400000) * 86400000, count(*) from scan
+      where team_id = ${team} group by team_id, (created_at / 86400000) * 86400000`.execute(db);
     await sql`analyze`.execute(db);
   }, 120_000);
   afterAll(async () => {
