@@ -1,6 +1,7 @@
-import { type Kysely, type QueryCreator, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type QueryCreator, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { KeptCounts } from './kept-counts.js';
 import type { Engine } from './location.js';
+import { POSITION_STRIDE, resumeAt } from './positions.js';
 import type { Database } from './schema.js';
 import { unplanned } from './unplanned.js';
 
@@ -68,6 +69,17 @@ export interface Place {
    * page's query must define (see {@link withPlace}).
    */
   readonly table?: RawBuilder<Located>;
+  /**
+   * PostgreSQL, from the day's kept positions (see positions.ts): the page starts past this row
+   * (`(created_at, id) < after`), and `skip` counts from it rather than from the day's end.
+   */
+  readonly after?: RowKey;
+}
+
+/** A row of a listing by creation, as its index orders it. */
+export interface RowKey {
+  readonly createdAt: number;
+  readonly id: string;
 }
 
 /**
@@ -90,7 +102,9 @@ export function withPlace(db: Kysely<Database>, place: Place | undefined): Query
  *
  * Each engine the cheaper way. PostgreSQL: from the team's day counts kept in this process while
  * no change is heard (`conn.kept`, read once per change rather than once per page: PostgreSQL's
- * CPU a page of retest results 0.71–0.84 → 0.60–0.63 ms, measured); while changes are not heard,
+ * CPU a page of retest results 0.71–0.84 → 0.60–0.63 ms, measured), and when the page skips a
+ * stride or more of its day, from the day's kept positions too (see positions.ts, `after`); while
+ * changes are not heard,
  * expressions of the page's own query reading the common table `place` it defines (a deep page
  * is one round trip; a query costs the server more to send than the sum over a year of days costs
  * PostgreSQL), with NULL for `before`, which no row passes, past the last row. SQLite: queries
@@ -99,21 +113,28 @@ export function withPlace(db: Kysely<Database>, place: Place | undefined): Query
  * migration 0020 keeps, then the day within it.
  */
 export async function locate(
-  conn: { readonly engine: Engine; readonly db: Kysely<Database>; readonly kept?: KeptCounts | undefined },
+  conn: {
+    readonly engine: Engine;
+    readonly db: Kysely<Database>;
+    readonly kept?: KeptCounts | undefined;
+    readonly positions?: KeptCounts | undefined;
+  },
   teamId: string,
   offset: number,
-  from: { table: BucketTableName } | { statuses: readonly string[] },
+  from: BucketSource,
 ): Promise<Place | undefined> {
   if (conn.engine === 'postgres') {
-    const kept = conn.kept?.read(`${JSON.stringify(from)} ${teamId}`, () =>
-      daysNewestFirst(conn.db, teamId, from),
+    const key = `${JSON.stringify(from)} ${teamId}`;
+    const kept = conn.kept?.read(key, () => daysNewestFirst(conn.db, teamId, from));
+    if (kept === undefined) return placedByItsOwnQuery(teamId, offset, from);
+    const place = placeIn(await kept, offset);
+    if (place === undefined || place.skip < POSITION_STRIDE) return place;
+    const day = place.before - BUCKET_MS;
+    const positions = conn.positions?.readWhenAskedAgain(`${key} ${day}`, () =>
+      dayPositions(conn.db, teamId, from, day),
     );
-    if (kept !== undefined) return placeIn(await kept, offset);
-    return {
-      before: sql<number>`(select bucket + ${BUCKET_MS} from place)`,
-      skip: sql<number>`coalesce((select ${offset} - newer from place), 0)`,
-      table: runningSum(dayCounts(teamId, from), offset),
-    };
+    const resumed = positions === undefined ? undefined : resumeAt(await positions, place.skip);
+    return resumed === undefined ? place : { ...place, ...resumed };
   }
   // Queries of their own: on a read thread, a year of day counts would cross to the main thread
   // as 365 rows to clone and sum there, which cost more than SQLite's window. The span first (a
@@ -134,18 +155,61 @@ export async function locate(
   return { before: Number(anyDay.bucket) + BUCKET_MS, skip: offset - Number(anyDay.newer) };
 }
 
+/**
+ * Rows older than `key` in the listing's order (`created_at desc, id desc`): one range of the
+ * (team, created_at, id) index, which PostgreSQL seeks by the row comparison.
+ */
+export function pastRow(key: RowKey): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(created_at, id) < (${key.createdAt}, ${key.id})`;
+}
+
+/** What a listing's day counts are read from: a bucket table, or the scans of some statuses. */
+type BucketSource = { table: BucketTableName } | { statuses: readonly string[] };
+
+/** PostgreSQL's place while changes are not heard: expressions of the page's own query (see {@link locate}). */
+function placedByItsOwnQuery(teamId: string, offset: number, from: BucketSource): Place {
+  return {
+    before: sql<number>`(select bucket + ${BUCKET_MS} from place)`,
+    skip: sql<number>`coalesce((select ${offset} - newer from place), 0)`,
+    table: runningSum(dayCounts(teamId, from), offset),
+  };
+}
+
+/**
+ * The keys of the rows at every {@link POSITION_STRIDE}th position of a day of the listing, newest
+ * first (see positions.ts): the day's index entries read once, numbered by a window.
+ */
+async function dayPositions(
+  db: Kysely<Database>,
+  teamId: string,
+  from: BucketSource,
+  day: number,
+): Promise<readonly RowKey[]> {
+  const table = 'table' in from && from.table === 'retest_bucket' ? 'retest' : 'scan';
+  const statuses = 'statuses' in from ? sql` and status in (${sql.join(from.statuses)})` : sql``;
+  const { rows } = await sql<{ created_at: number | string; id: string }>`select created_at, id from (
+      select created_at, id, row_number() over (order by created_at desc, id desc) as position
+      from ${sql.table(table)}
+      where team_id = ${teamId} and created_at >= ${day} and created_at < ${day + BUCKET_MS}${statuses}
+    ) numbered where position % ${POSITION_STRIDE} = 0 order by position`.execute(db);
+  return rows.map((row) => ({ createdAt: Number(row.created_at), id: row.id }));
+}
+
 /** The day counts of a bucket table or of `statuses`, newest first, as numbers (kept, see {@link locate}). */
 async function daysNewestFirst(
   db: Kysely<Database>,
   teamId: string,
-  from: { table: BucketTableName } | { statuses: readonly string[] },
+  from: BucketSource,
 ): Promise<readonly { bucket: number; n: number }[]> {
   const { rows } = await sql<DayCount>`${dayCounts(teamId, from)} order by bucket desc`.execute(db);
   return rows.map((row) => ({ bucket: Number(row.bucket), n: Number(row.n) }));
 }
 
 /** {@link locate}'s answer from the day counts, newest first: the running sum, taken here. */
-function placeIn(days: readonly { bucket: number; n: number }[], offset: number): Place | undefined {
+function placeIn(
+  days: readonly { bucket: number; n: number }[],
+  offset: number,
+): { before: number; skip: number } | undefined {
   let newer = 0;
   for (const { bucket, n } of days) {
     if (newer + n > offset) return { before: bucket + BUCKET_MS, skip: offset - newer };
@@ -157,7 +221,7 @@ function placeIn(days: readonly { bucket: number; n: number }[], offset: number)
 /** The day counts of a bucket table, or summed over `statuses`; with `within`, of those days only. */
 function dayCounts(
   teamId: string | RawBuilder<string>,
-  from: { table: BucketTableName } | { statuses: readonly string[] },
+  from: BucketSource,
   within?: { from: number | RawBuilder<number>; to: number | RawBuilder<number> },
 ): RawBuilder<DayCount> {
   const days = within === undefined ? sql`` : sql` and bucket >= ${within.from} and bucket < ${within.to}`;
@@ -168,10 +232,7 @@ function dayCounts(
 }
 
 /** The span counts (SQLite, migration 0020) of a bucket table, or summed over `statuses`, as buckets. */
-function spanCounts(
-  teamId: string | RawBuilder<string>,
-  from: { table: BucketTableName } | { statuses: readonly string[] },
-): RawBuilder<DayCount> {
+function spanCounts(teamId: string | RawBuilder<string>, from: BucketSource): RawBuilder<DayCount> {
   return 'table' in from
     ? sql<DayCount>`select span as bucket, n from ${sql.table(`${from.table}_span`)} where team_id = ${teamId}`
     : sql<DayCount>`select span as bucket, sum(n) as n from scan_status_bucket_span

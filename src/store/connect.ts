@@ -73,12 +73,28 @@ export type Connection =
        * `SEARCH_CANDIDATES` targets and templates.
        */
       readonly keptSearches: KeptCounts;
+      /**
+       * Where every {@link POSITION_STRIDE}th row of a day's (or an id bucket's) listing lies,
+       * kept likewise, so a deep page skips less than a stride past the nearest (see positions.ts).
+       */
+      readonly keptPositions: KeptCounts;
     };
 
 /** The listings' kept counts: PostgreSQL's; SQLite reads its counts on the read threads each time. */
 export function keptCounts(conn: Connection): KeptCounts | undefined {
   return conn.engine === 'postgres' ? conn.kept : undefined;
 }
+
+/** The kept positions of a listing's days and id buckets: PostgreSQL's, as {@link keptCounts}. */
+export function keptPositions(conn: Connection): KeptCounts | undefined {
+  return conn.engine === 'postgres' ? conn.keptPositions : undefined;
+}
+
+/**
+ * Sets of positions kept at most: a year of days for each of a few listings (each set a few dozen
+ * keys), for a few teams; about 100 bytes a key.
+ */
+const KEPT_POSITIONS = 8_192;
 
 /** Searches' tallies kept at most: each up to 5,000 targets and 5,000 templates, tens of MB at worst. */
 const KEPT_SEARCHES = 64;
@@ -123,7 +139,19 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   const watch = new ChangeWatch(location.url, changes, db);
   const kept = new KeptCounts(() => watch.heardGeneration());
   const keptSearches = new KeptCounts(() => watch.heardGeneration(), KEPT_SEARCHES);
-  return { engine: 'postgres', pool, changes, watch, kept, keptSearches, db, reads, readsPlannedOnce };
+  const keptPositions = new KeptCounts(() => watch.heardGeneration(), KEPT_POSITIONS);
+  return {
+    engine: 'postgres',
+    pool,
+    changes,
+    watch,
+    kept,
+    keptSearches,
+    keptPositions,
+    db,
+    reads,
+    readsPlannedOnce,
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { leastIdAt } from './id.js';
 import type { Engine } from './location.js';
 import type { Finding, VulnStatus } from './model.js';
 import { idAmong } from './page-rows.js';
+import { POSITION_STRIDE, resumeAt } from './positions.js';
 import type { Database, FindingTable } from './schema.js';
 import {
   type FindingHeadSource,
@@ -89,7 +90,15 @@ interface Counted {
    */
   readonly candidates?: { readonly targets: string[]; readonly templates: string[] } | undefined;
   /** The id buckets of a page of a filter by severity and status (see `FindingPages.place`). */
-  readonly place?: { readonly first: string; readonly skip: number; readonly last: string } | undefined;
+  readonly place?:
+    | {
+        readonly first: string;
+        readonly skip: number;
+        readonly last: string;
+        /** From the first bucket's kept positions (see positions.ts): the page starts below this id. */
+        readonly after?: string;
+      }
+    | undefined;
 }
 
 const SEVERITY_COLUMNS = {
@@ -311,7 +320,7 @@ export class FindingPages {
       if (place === undefined) return none();
       // Ids are [0-9a-v]: every id of a bucket and older sorts below the bucket followed by
       // "w", and every id of a bucket and newer at or above the bucket itself.
-      query = query.where('id', '<', `${place.first}w`).where('id', '>=', place.last);
+      query = query.where('id', '<', place.after ?? `${place.first}w`).where('id', '>=', place.last);
       offset = place.skip;
     }
     return query.select('id').orderBy('id', 'desc').limit(window.limit).offset(offset);
@@ -388,7 +397,38 @@ export class FindingPages {
       if (n > 0) oldest = bucket;
     }
     if (first === undefined || oldest === undefined) return { total };
-    return { total, place: { first: first.bucket, skip: offset - first.newer, last: last ?? oldest } };
+    const place = { first: first.bucket, skip: offset - first.newer, last: last ?? oldest };
+    return { total, place: { ...place, ...(await this.resumed(teamId, filter, place)) } };
+  }
+
+  /**
+   * PostgreSQL, for a page that skips a stride or more of its first id bucket: where it resumes
+   * from the bucket's kept positions (see positions.ts), once the bucket was asked for twice in a
+   * generation; nothing otherwise.
+   */
+  private async resumed(
+    teamId: string,
+    filter: TeamFindingFilter,
+    place: { first: string; skip: number },
+  ): Promise<{ after: string; skip: number } | undefined> {
+    if (this.conn.engine !== 'postgres' || place.skip < POSITION_STRIDE) return undefined;
+    const severities = filter.severities ?? [];
+    const statuses = filter.statuses ?? [];
+    const key = `finding_positions ${teamId} ${JSON.stringify([severities, statuses])} ${place.first}`;
+    const positions = this.conn.keptPositions.readWhenAskedAgain(key, async () => {
+      const numbered = this.matching(teamId, { severities, statuses })
+        .where('id', '<', `${place.first}w`)
+        .where('id', '>=', place.first)
+        .select(['id', sql<number>`row_number() over (order by id desc)`.as('position')]);
+      const rows = await this.db
+        .selectFrom(numbered.as('numbered'))
+        .select('id')
+        .where(sql<SqlBool>`position % ${POSITION_STRIDE} = 0`)
+        .orderBy('position')
+        .execute();
+      return rows.map((row) => row.id);
+    });
+    return positions === undefined ? undefined : resumeAt(await positions, place.skip);
   }
 
   /**

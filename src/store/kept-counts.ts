@@ -13,9 +13,10 @@ const MOST_KEPT = 1_024;
  * loads the counts again.
  */
 export class KeptCounts {
+  /** Per key: its generation, and its load (none yet for a key asked once, see {@link readWhenAskedAgain}). */
   private readonly kept = new Map<
     string,
-    { readonly generation: number; readonly value: Promise<unknown> }
+    { readonly generation: number; readonly value: Promise<unknown> | undefined }
   >();
 
   constructor(
@@ -32,10 +33,34 @@ export class KeptCounts {
     const generation = this.generation();
     if (generation === undefined) return undefined;
     const found = this.kept.get(key);
-    if (found !== undefined && found.generation === generation) {
+    if (found?.value !== undefined && found.generation === generation) {
       this.keep(key, found);
       return found.value as Promise<T>;
     }
+    return this.load(key, generation, load);
+  }
+
+  /**
+   * {@link read} for what costs more to load than one use of it saves: the first ask of `key` in
+   * a generation answers undefined (the caller goes without) and only a second ask loads it. A
+   * store whose every change is followed by one read then never pays for a load it does not use.
+   */
+  readWhenAskedAgain<T>(key: string, load: () => Promise<T>): Promise<T> | undefined {
+    const generation = this.generation();
+    if (generation === undefined) return undefined;
+    const found = this.kept.get(key);
+    if (found === undefined || found.generation !== generation) {
+      this.keep(key, { generation, value: undefined });
+      return undefined;
+    }
+    if (found.value !== undefined) {
+      this.keep(key, found);
+      return found.value as Promise<T>;
+    }
+    return this.load(key, generation, load);
+  }
+
+  private load<T>(key: string, generation: number, load: () => Promise<T>): Promise<T> {
     const value = load();
     this.keep(key, { generation, value });
     value.catch(() => {
@@ -44,7 +69,7 @@ export class KeptCounts {
     return value;
   }
 
-  private keep(key: string, entry: { generation: number; value: Promise<unknown> }): void {
+  private keep(key: string, entry: { generation: number; value: Promise<unknown> | undefined }): void {
     // Kept again at the end, so the key read longest ago is the first to go.
     this.kept.delete(key);
     this.kept.set(key, entry);

@@ -6,6 +6,7 @@ import { BUCKET_MS } from './buckets.js';
 import { newId } from './id.js';
 import { KeptCounts } from './kept-counts.js';
 import type { ScanStatus, VulnStatus } from './model.js';
+import { POSITION_STRIDE } from './positions.js';
 import { Retests } from './retests.js';
 import { Scans } from './scans.js';
 import { openStore, type Store } from './store.js';
@@ -238,6 +239,48 @@ describe('listing plans on PostgreSQL', () => {
       for (const offset of [0, 2_000, ROWS / 2, ROWS - LIMIT]) {
         const rows = await retests.pageRows(team, { offset, limit: LIMIT });
         expect(await readPlannedOnce(rows), `offset ${offset}`).toBeLessThanOrEqual(BOUND + LIMIT);
+      }
+    });
+  });
+
+  describe('deep pages resumed from their day’s kept positions', () => {
+    /** A page asked twice, so its day's positions are loaded at the second ask (see positions.ts). */
+    async function askedTwice<T>(page: () => Promise<T>): Promise<T> {
+      await listings('by kept counts');
+      await page();
+      return page();
+    }
+    // Pages that skip most of their day (500 rows a day, 250 of these statuses).
+    const OFFSETS = [2_450, ROWS / 2 + 499, 2_240];
+
+    it.each([
+      ['/v1/scans', [], 1],
+      ['/v1/scans?status=finished,running', ['finished', 'running'], 1 / 2],
+    ] as const)('reads a page and less than a stride of its day for %s', async (_, statuses, share) => {
+      for (const offset of OFFSETS) {
+        const ids = await askedTwice(() => store.scans.pageIds(team, { offset, limit: LIMIT, statuses }));
+        if (Array.isArray(ids)) throw new Error('a listing without a search is one query');
+        expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual((LIMIT + POSITION_STRIDE) / share);
+      }
+    });
+
+    it('reads a page and less than a stride of its day for /v1/retest', async () => {
+      for (const offset of OFFSETS) {
+        const ids = await askedTwice(() => store.retests.pageIds(team, { offset, limit: LIMIT }));
+        expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(LIMIT + POSITION_STRIDE);
+      }
+    });
+
+    it.each([
+      ['/v1/scans/results', {}, 1],
+      ['/v1/scans/results?vuln_status=fixed,triaged', { statuses: ['fixed', 'triaged'] }, 1 / 2],
+    ] as const)('reads a page and less than a stride of its id bucket for %s', async (_, filter, share) => {
+      for (let offset = 2_000; offset < 3_000; offset += 150) {
+        const window = { offset, limit: LIMIT };
+        const ids = await askedTwice(() => store.findingPages.pageIds(team, filter, window));
+        expect(await read(ids), `offset ${offset}`).toBeLessThanOrEqual(
+          (LIMIT + POSITION_STRIDE + 1) / share,
+        );
       }
     });
   });

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ResultEvent } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate, withPlace } from './buckets.js';
-import { type Connection, keptCounts } from './connect.js';
+import { countRow, DEEP_OFFSET, locate, pastRow, withPlace } from './buckets.js';
+import { type Connection, keptCounts, keptPositions } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { PageQuery, ResultType, RetestResult, ServedRetest, TemplateRef, VulnStatus } from './model.js';
@@ -225,9 +225,12 @@ export class Retests {
     const engine = this.conn.engine;
     const deep = query.offset >= DEEP_OFFSET;
     const place = deep
-      ? await locate({ engine, kept: keptCounts(this.conn), db: this.reads }, teamId, query.offset, {
-          table: 'retest_bucket',
-        })
+      ? await locate(
+          { engine, kept: keptCounts(this.conn), positions: keptPositions(this.conn), db: this.reads },
+          teamId,
+          query.offset,
+          { table: 'retest_bucket' },
+        )
       : undefined;
     const ids = withPlace(this.reads, place)
       .selectFrom('retest')
@@ -239,10 +242,15 @@ export class Retests {
     if (!deep) return ids.offset(unplannedOn(engine, query.offset));
     // Past the last row: an empty page.
     if (place === undefined) return ids.where(sql<boolean>`1 = 0`);
-    const { before, skip } = place;
-    return ids
-      .where('created_at', '<', typeof before === 'number' ? unplannedOn(engine, before) : before)
-      .offset(typeof skip === 'number' ? unplannedOn(engine, skip) : skip);
+    const { before, skip, after } = place;
+    const placed = ids.where(
+      'created_at',
+      '<',
+      typeof before === 'number' ? unplannedOn(engine, before) : before,
+    );
+    return (after === undefined ? placed : placed.where(pastRow(after))).offset(
+      typeof skip === 'number' ? unplannedOn(engine, skip) : skip,
+    );
   }
 
   /** The retests of one finding, newest first. */

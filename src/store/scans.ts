@@ -7,9 +7,9 @@ import {
   type Updateable,
 } from 'kysely';
 import { SEVERITIES, type Severity } from '../event/index.js';
-import { countRow, DEEP_OFFSET, locate, withPlace } from './buckets.js';
+import { countRow, DEEP_OFFSET, locate, pastRow, withPlace } from './buckets.js';
 import { type ChunkInput, insertChunks } from './chunks.js';
-import { type Connection, keptCounts } from './connect.js';
+import { type Connection, keptCounts, keptPositions } from './connect.js';
 import { StoreRequestError } from './errors.js';
 import { newId } from './id.js';
 import type { PageQuery, Scan, ScanStatus, ScanTemplate, SeverityCounts, TemplateRef } from './model.js';
@@ -453,7 +453,12 @@ export class Scans {
     const deep = byCreation && query.offset >= DEEP_OFFSET;
     const place = deep
       ? await locate(
-          { engine: this.conn.engine, kept: keptCounts(this.conn), db: this.reads },
+          {
+            engine: this.conn.engine,
+            kept: keptCounts(this.conn),
+            positions: keptPositions(this.conn),
+            db: this.reads,
+          },
           teamId,
           query.offset,
           statuses.length > 0 ? { statuses } : { table: 'scan_bucket' },
@@ -472,6 +477,7 @@ export class Scans {
         '<',
         typeof place.before === 'number' ? value(place.before) : place.before,
       );
+      if (place.after !== undefined) ids = ids.where(pastRow(place.after));
       offset = place.skip;
     }
     if (statuses.length > 0) ids = ids.where('status', 'in', statuses);

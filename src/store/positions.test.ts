@@ -1,0 +1,268 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Xid } from 'xid-ts';
+import { BUCKET_MS } from './buckets.js';
+import { newId } from './id.js';
+import { KeptCounts } from './kept-counts.js';
+import type { ScanStatus, VulnStatus } from './model.js';
+import { POSITION_STRIDE, resumeAt } from './positions.js';
+import { openStore, type Store } from './store.js';
+import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
+import { insertRetests } from './testing/retest-rows.js';
+import { chunks } from './tx.js';
+
+describe('where a page resumes from a day’s positions', () => {
+  const positions = ['p1', 'p2', 'p3'];
+
+  it('starts past the nearest position before the page, skipping the rest', () => {
+    expect(resumeAt(positions, POSITION_STRIDE)).toEqual({ after: 'p1', skip: 0 });
+    expect(resumeAt(positions, 2 * POSITION_STRIDE + 5)).toEqual({ after: 'p2', skip: 5 });
+    expect(resumeAt(positions, 4 * POSITION_STRIDE - 1)).toEqual({ after: 'p3', skip: POSITION_STRIDE - 1 });
+  });
+
+  it('gives no place to a page within the first stride, or past the positions there are', () => {
+    expect(resumeAt(positions, POSITION_STRIDE - 1)).toBeUndefined();
+    expect(resumeAt(positions, 4 * POSITION_STRIDE)).toBeUndefined();
+    expect(resumeAt([], POSITION_STRIDE)).toBeUndefined();
+  });
+});
+
+describe('what is loaded only when asked again', () => {
+  it('answers nothing at the first ask of a generation and loads at the second, then keeps it', async () => {
+    const generation = { value: 1 };
+    const kept = new KeptCounts(() => generation.value);
+    let loads = 0;
+    const ask = () => kept.readWhenAskedAgain('day', async () => ++loads);
+    expect(ask()).toBeUndefined();
+    expect(await ask()).toBe(1);
+    expect(await ask()).toBe(1);
+    generation.value = 2;
+    expect(ask()).toBeUndefined();
+    expect(await ask()).toBe(2);
+    expect(loads).toBe(2);
+  });
+
+  it('asks nothing while changes are not heard', () => {
+    const kept = new KeptCounts(() => undefined);
+    let loads = 0;
+    for (let i = 0; i < 3; i++) expect(kept.readWhenAskedAgain('day', async () => ++loads)).toBeUndefined();
+    expect(loads).toBe(0);
+  });
+});
+
+const DAY = BUCKET_MS;
+const PER_DAY = 2_100;
+const DAYS = 5;
+const STATUSES: readonly ScanStatus[] = ['finished', 'failed', 'running'];
+const FINDING_STATUSES: readonly VulnStatus[] = ['open', 'fixed', 'triaged'];
+
+describe('deep pages on PostgreSQL resumed from kept positions', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let team = '';
+  let scanId = '';
+
+  beforeAll(async () => {
+    database = await postgresTestDatabase();
+    store = await openStore(database.location);
+    team = (await store.teams.ensure('positions')).id;
+    const other = (await store.teams.ensure('other')).id;
+    const db = store.connection.db;
+    const start = Date.UTC(2024, 0, 1);
+    // Rows three to a millisecond, so a position's row shares its time with its neighbours and
+    // only the id tells them apart.
+    const at = (i: number) => start + Math.floor(i / PER_DAY) * DAY + Math.floor((i % PER_DAY) / 3);
+    const rows = Array.from({ length: PER_DAY * DAYS }, (_, i) => i);
+    for (const part of chunks(rows, 1_000)) {
+      const values = part.flatMap((i) =>
+        [team, other].map((teamId) => ({
+          id: newId(),
+          team_id: teamId,
+          name: `scan ${i}`,
+          name_folded: `scan ${i}`,
+          status: STATUSES[i % STATUSES.length]!,
+          created_at: at(i),
+          updated_at: at(i),
+        })),
+      );
+      await db
+        .insertInto('scan')
+        .values(values as never)
+        .execute();
+    }
+    for (const teamId of [team, other]) {
+      await sql`delete from scan_bucket where team_id = ${teamId}`.execute(db);
+      await sql`insert into scan_bucket (team_id, bucket, n)
+        select team_id, (created_at / ${sql.lit(DAY)}) * ${sql.lit(DAY)}, count(*) from scan
+        where team_id = ${teamId} group by 1, 2`.execute(db);
+    }
+    const scan = await store.scans.create({ teamId: team, name: 'retested', status: 'uploaded' });
+    scanId = scan.id;
+    const { finding } = await store.findings.add(scan.id, {
+      'template-id': 't',
+      info: { author: null, tags: null, severity: 'low' },
+      type: 'http',
+      'matched-at': 'https://a.test/',
+      timestamp: '2024-03-14T10:00:00Z',
+      'matcher-status': true,
+    });
+    await insertRetests(db, { team, scanId, findingId: finding.id }, rows.map(at));
+    // Findings a few seconds apart: their ids fall in a few id buckets of thousands each.
+    for (const part of chunks(rows, 1_000)) {
+      await db
+        .insertInto('finding')
+        .values(
+          part.map((i) => ({
+            id: Xid.newWithTime(start / 1000 + i * 90).toString(),
+            team_id: team,
+            scan_id: scanId,
+            vuln_hash: `hash ${i}`,
+            vuln_status: FINDING_STATUSES[i % FINDING_STATUSES.length]!,
+            severity: i % 2 === 0 ? 'high' : 'low',
+            template_id: 't',
+            template_path: '',
+            template_url: '',
+            template_hash: null,
+            target: 'a.test',
+            event: '{}',
+            created_at: start + i * 90_000,
+            updated_at: start + i * 90_000,
+          })),
+        )
+        .execute();
+    }
+    const connection = store.connection;
+    if (connection.engine !== 'postgres') throw new Error('a PostgreSQL store');
+    await store.scans.list(team, { offset: 0, limit: 1 });
+    for (let waited = 0; connection.watch.heardGeneration() === undefined; waited += 10) {
+      if (waited > 5_000) throw new Error('the store never heard the change channel');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  /**
+   * Offsets past the counted depth whose pages skip less than, exactly, and more than a stride of
+   * their day (each listing below has at least 3,500 rows).
+   */
+  const OFFSETS = [2_000, 2_110, 2_100 + POSITION_STRIDE, 2_100 + 3 * POSITION_STRIDE + 7, 3_400];
+
+  /** A listing asked three times at each offset: before its day's positions are kept, as they load, and kept. */
+  async function expectPagesAsPlain(
+    listing: (offset: number) => Promise<string[]>,
+    plain: (offset: number) => Promise<string[]>,
+  ): Promise<void> {
+    for (const offset of OFFSETS) {
+      const want = await plain(offset);
+      expect(want.length, `offset ${offset}`).toBeGreaterThan(0);
+      for (const ask of [1, 2, 3])
+        expect(await listing(offset), `offset ${offset}, ask ${ask}`).toEqual(want);
+    }
+  }
+
+  it('lists retest results as a plain OFFSET does', async () => {
+    await expectPagesAsPlain(
+      async (offset) => (await store.retests.list(team, { offset, limit: 25 })).map((r) => r.id),
+      async (offset) =>
+        (
+          await store.connection.db
+            .selectFrom('retest')
+            .select('id')
+            .where('team_id', '=', team)
+            .orderBy('created_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(25)
+            .offset(offset)
+            .execute()
+        ).map((r) => r.id),
+    );
+  });
+
+  it.each([[[]], [['failed']], [['finished', 'running']]] as const)(
+    'lists the team’s scans of statuses %j as a plain OFFSET does, never another team’s',
+    async (statuses) => {
+      await expectPagesAsPlain(
+        async (offset) =>
+          (await store.scans.list(team, { offset, limit: 25, statuses: [...statuses] })).map((s) => s.id),
+        async (offset) => {
+          let query = store.connection.db.selectFrom('scan').select('id').where('team_id', '=', team);
+          if (statuses.length > 0) query = query.where('status', 'in', statuses);
+          const rows = await query
+            .orderBy('created_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(25)
+            .offset(offset)
+            .execute();
+          return rows.map((r) => r.id);
+        },
+      );
+    },
+  );
+
+  it.each([
+    ['no filter', {}],
+    ['a severity', { severities: ['high'] as const }],
+    ['a status', { statuses: ['fixed'] as const }],
+  ])('lists the team’s findings with %s as a plain OFFSET does', async (_, filter) => {
+    const severities = 'severities' in filter ? [...filter.severities] : [];
+    const statuses = 'statuses' in filter ? [...filter.statuses] : [];
+    await expectPagesAsPlain(
+      async (offset) =>
+        (await store.findingPages.list(team, { severities, statuses }, { offset, limit: 25 })).findings.map(
+          (f) => f.id,
+        ),
+      async (offset) => {
+        let query = store.connection.db.selectFrom('finding').select('id').where('team_id', '=', team);
+        if (severities.length > 0) query = query.where('severity', 'in', severities);
+        if (statuses.length > 0) query = query.where('vuln_status', 'in', statuses);
+        return (await query.orderBy('id', 'desc').limit(25).offset(offset).execute()).map((r) => r.id);
+      },
+    );
+  });
+
+  it('loads a day’s positions again after a change is heard, and pages as a plain OFFSET after it', async () => {
+    const plain = async (offset: number) =>
+      (
+        await store.connection.db
+          .selectFrom('retest')
+          .select('id')
+          .where('team_id', '=', team)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(25)
+          .offset(offset)
+          .execute()
+      ).map((r) => r.id);
+    const page = async (offset: number) =>
+      (await store.retests.list(team, { offset, limit: 25 })).map((r) => r.id);
+    const offset = 2_100 + 3 * POSITION_STRIDE + 7;
+    for (let ask = 0; ask < 3; ask++) expect(await page(offset)).toEqual(await plain(offset));
+    // Rows of the page's day newer than it go, through the store's own connection (heard at once):
+    // kept positions would now point a stride or more too deep.
+    const newest = await store.connection.db
+      .selectFrom('retest')
+      .select(['id', 'created_at'])
+      .where('team_id', '=', team)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(2_100 + 10)
+      .limit(POSITION_STRIDE + 3)
+      .execute();
+    await store.connection.db
+      .deleteFrom('retest')
+      .where(
+        'id',
+        'in',
+        newest.map((r) => r.id),
+      )
+      .execute();
+    const day = Math.floor(Number(newest[0]!.created_at) / DAY) * DAY;
+    await sql`update retest_bucket set n = n - ${newest.length} where team_id = ${team} and bucket = ${day}`.execute(
+      store.connection.db,
+    );
+    for (let ask = 0; ask < 3; ask++) expect(await page(offset), `ask ${ask}`).toEqual(await plain(offset));
+  });
+});
