@@ -242,4 +242,95 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
     await raw.query('notify keyhole_change');
     await until(async () => (await searched()) === before + 1, 'the search counts the new finding');
   });
+
+  describe('a search of scan names, its matches kept from its second ask', () => {
+    let named = '';
+    const start = Date.UTC(2024, 5, 1);
+
+    beforeAll(async () => {
+      named = (await store.teams.ensure('named')).id;
+      // 5,300 scans over 53 days: every name holds "sweep", a 100th of them "needle" (a few
+      // failed), one in 5,300 "lonely".
+      const rows = Array.from({ length: 5_300 }, (_, i) => {
+        const name = i === 4_321 ? `lonely sweep ${i}` : i % 100 === 42 ? `Needle sweep ${i}` : `sweep ${i}`;
+        const at = start + Math.floor(i / 100) * DAY + (i % 100) * 1_000;
+        return {
+          id: `scan-${String(i).padStart(5, '0')}`,
+          team_id: named,
+          name,
+          name_folded: name.toLowerCase(),
+          status: i % 300 === 42 ? 'failed' : 'finished',
+          created_at: at,
+          updated_at: at,
+        };
+      });
+      for (let i = 0; i < rows.length; i += 1_000)
+        await store.connection.db
+          .insertInto('scan')
+          .values(rows.slice(i, i + 1_000) as never)
+          .execute();
+    });
+
+    async function plainSearch(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
+      let query = store.connection.db
+        .selectFrom('scan')
+        .select('id')
+        .where('team_id', '=', named)
+        .where('name_folded', 'like', `%${term.toLowerCase()}%`);
+      if (statuses !== undefined) query = query.where('status', 'in', statuses);
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(10)
+        .offset(offset)
+        .execute();
+      return rows.map((row) => row.id);
+    }
+
+    async function search(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
+      return (await store.scans.list(named, { offset, limit: 10, search: term, statuses })).map((s) => s.id);
+    }
+
+    it('pages a search as a plain comparison at every ask, kept or not, of any share of the names', async () => {
+      await heard();
+      for (const [term, statuses] of [
+        ['needle', undefined],
+        ['NEEDLE', ['failed']],
+        ['lonely', undefined],
+        ['sweep', undefined],
+        ['no such name', undefined],
+      ] as const) {
+        for (const offset of [0, 10, 40, 45, 5_290]) {
+          const want = await plainSearch(term, offset, statuses && [...statuses]);
+          for (const ask of [1, 2, 3])
+            expect(
+              await search(term, offset, statuses && [...statuses]),
+              `${term} at ${offset}, ask ${ask}`,
+            ).toEqual(want);
+        }
+      }
+    });
+
+    it('keeps a search’s matches while nothing is announced, and finds them again once a change is', async () => {
+      await heard();
+      const before = await search('needle', 0);
+      expect(await search('needle', 0)).toEqual(before);
+      // A newer match, unannounced: only kept matches leave it out.
+      await unannounced(async () => {
+        await raw.query(
+          `insert into scan (id, team_id, name, name_folded, status, created_at, updated_at)
+           values ('scan-newest', $1, 'needle newest', 'needle newest', 'finished', $2, $2)`,
+          [named, start + 60 * DAY],
+        );
+      });
+      expect(await search('needle', 0)).toEqual(before);
+      expect(await plainSearch('needle', 0)).toEqual(['scan-newest', ...before.slice(0, 9)]);
+      await raw.query('notify keyhole_change');
+      await until(
+        async () =>
+          JSON.stringify(await search('needle', 0)) === JSON.stringify(await plainSearch('needle', 0)),
+        'the search finds the announced scan',
+      );
+    });
+  });
 });

@@ -77,6 +77,9 @@ export interface ScanQuery extends PageQuery {
 
 const LIVE: readonly ScanStatus[] = ['queued', 'starting', 'running'];
 
+/** A search's matches kept at most (see `Scans.keptMatches`): 5,000 ids, about 150 KB. */
+const MATCHES_KEPT = 5_000;
+
 export class Scans {
   constructor(private readonly conn: Connection) {}
 
@@ -388,6 +391,9 @@ export class Scans {
   private async pageSelection(teamId: string, query: ScanQuery) {
     const term = query.search ?? '';
     if (term === '') return { ids: await this.listingIds(teamId, query), onePlan: hasOnePlan(query) };
+    const kept = (query.sort?.length ?? 0) === 0 ? await this.keptMatches(teamId, query) : undefined;
+    if (kept !== undefined)
+      return { ids: kept.slice(query.offset, query.offset + query.limit), onePlan: true };
     const reads = { engine: this.conn.engine, db: this.conn.readsPlannedOnce };
     const spans = await searchSpans(reads, teamId, term);
     if (spans?.length === 0) return { ids: undefined, onePlan: true };
@@ -401,6 +407,32 @@ export class Scans {
       return { ids: this.spansWalked(teamId, query, spans), onePlan };
     }
     return { ids: await this.searchIds(teamId, query, spans), onePlan: true };
+  }
+
+  /**
+   * PostgreSQL: every match of a search (newest first, of its statuses) when at most
+   * {@link MATCHES_KEPT}, kept while the store is unchanged from the second time the search is
+   * asked for (see `KeptCounts.readWhenAskedAgain`): its pages are then slices of them, read by
+   * id. Undefined when not kept, or when more match (a common term, whose walk stops early).
+   *
+   * A search's pages are read one after another, and the walk reads every name from the newest
+   * to the page's last match: for a term a 185th of the names match, the fifth page of 50 walked
+   * 46,000 names (43 ms; the first page 4.4 ms, measured), where the kept matches cost one walk.
+   */
+  private async keptMatches(teamId: string, query: ScanQuery): Promise<readonly string[] | undefined> {
+    if (this.conn.engine !== 'postgres') return undefined;
+    const statuses = query.statuses ?? [];
+    const key = `scan_matches ${teamId} ${JSON.stringify([query.search ?? '', [...statuses].sort()])}`;
+    const matches = this.conn.keptSearches.readWhenAskedAgain(key, async () => {
+      const reads = { engine: this.conn.engine, db: this.conn.readsPlannedOnce };
+      const spans = await searchSpans(reads, teamId, query.search ?? '');
+      if (spans === undefined) return undefined;
+      if (spans.length === 0) return [];
+      const all = { ...query, offset: 0, limit: MATCHES_KEPT + 1 };
+      const rows = await this.spansWalked(teamId, all, spans).execute();
+      return rows.length > MATCHES_KEPT ? undefined : rows.map((row) => row.id);
+    });
+    return matches === undefined ? undefined : await matches;
   }
 
   /**
