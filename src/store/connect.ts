@@ -74,7 +74,7 @@ export type Connection =
        */
       readonly keptSearches: KeptCounts;
       /**
-       * Where every {@link POSITION_STRIDE}th row of a day's (or an id bucket's) listing lies,
+       * Where every 128th row of a day's (or an id bucket's) listing lies (`POSITION_STRIDE`),
        * kept likewise, so a deep page skips less than a stride past the nearest (see positions.ts).
        */
       readonly keptPositions: KeptCounts;
