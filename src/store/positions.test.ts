@@ -223,6 +223,86 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
     );
   });
 
+  it('pages as a plain OFFSET at 200 random offsets and limits of every listing, each asked twice', async () => {
+    // A fixed sequence (a linear congruential generator), so a failure names offsets that repeat.
+    let state = 17;
+    const next = (below: number) => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return state % below;
+    };
+    const db = store.connection.db;
+    // Each with its number of rows: offsets run over all of them and a little past.
+    const listings: [string, number, (offset: number, limit: number) => Promise<string[][]>][] = [
+      [
+        'retest results',
+        PER_DAY * DAYS,
+        async (offset, limit) => [
+          (await store.retests.list(team, { offset, limit })).map((r) => r.id),
+          (
+            await db
+              .selectFrom('retest')
+              .select('id')
+              .where('team_id', '=', team)
+              .orderBy('created_at', 'desc')
+              .orderBy('id', 'desc')
+              .limit(limit)
+              .offset(offset)
+              .execute()
+          ).map((r) => r.id),
+        ],
+      ],
+      [
+        'failed and running scans',
+        (PER_DAY * DAYS * 2) / 3,
+        async (offset, limit) => [
+          (await store.scans.list(team, { offset, limit, statuses: ['failed', 'running'] })).map((s) => s.id),
+          (
+            await db
+              .selectFrom('scan')
+              .select('id')
+              .where('team_id', '=', team)
+              .where('status', 'in', ['failed', 'running'])
+              .orderBy('created_at', 'desc')
+              .orderBy('id', 'desc')
+              .limit(limit)
+              .offset(offset)
+              .execute()
+          ).map((r) => r.id),
+        ],
+      ],
+      [
+        'findings of high severity',
+        (PER_DAY * DAYS) / 2,
+        async (offset, limit) => [
+          (await store.findingPages.list(team, { severities: ['high'] }, { offset, limit })).findings.map(
+            (f) => f.id,
+          ),
+          (
+            await db
+              .selectFrom('finding')
+              .select('id')
+              .where('team_id', '=', team)
+              .where('severity', '=', 'high')
+              .orderBy('id', 'desc')
+              .limit(limit)
+              .offset(offset)
+              .execute()
+          ).map((r) => r.id),
+        ],
+      ],
+    ];
+    for (const [name, rows, pages] of listings) {
+      for (let i = 0; i < 200; i++) {
+        const offset = 2_000 + next(rows - 2_000 + 50);
+        const limit = 1 + next(100);
+        for (const ask of [1, 2]) {
+          const [listed, plain] = await pages(offset, limit);
+          expect(listed, `${name} at ${offset}, limit ${limit}, ask ${ask}`).toEqual(plain);
+        }
+      }
+    }
+  }, 60_000);
+
   it('loads a day’s positions again after a change is heard, and pages as a plain OFFSET after it', async () => {
     const plain = async (offset: number) =>
       (
