@@ -282,6 +282,20 @@ export class Scans {
     return row === undefined ? undefined : scanOf(row, Date.now());
   }
 
+  /**
+   * Whether the team has the scan: a listing's check (a scan's findings), read on the listings'
+   * connections and planned once, without the scan's row (its lists) that {@link get} reads.
+   */
+  async ofTeam(scanId: string, teamId: string): Promise<boolean> {
+    const row = await this.conn.readsPlannedOnce
+      .selectFrom('scan')
+      .select('id')
+      .where('id', '=', scanId)
+      .where('team_id', '=', teamId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async require(scanId: string): Promise<Scan> {
     const scan = await this.get(scanId);
     if (scan === undefined) throw new StoreRequestError(`no scan has the id ${scanId}`, 'not_found');

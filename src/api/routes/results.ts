@@ -30,10 +30,11 @@ export const resultRoutes: FastifyPluginAsync<{ store: Store; page: PageRenderer
   v1,
   { store, page },
 ) => {
+  const noScan = (scanId: string) =>
+    new ApiError(404, 'not_found', `no scan ${JSON.stringify(scanId)} in this team`);
   const scanOfTeam = async (scanId: string, teamId: string): Promise<Scan> => {
     const scan = isId(scanId) ? await store.scans.get(scanId, teamId) : undefined;
-    if (scan === undefined)
-      throw new ApiError(404, 'not_found', `no scan ${JSON.stringify(scanId)} in this team`);
+    if (scan === undefined) throw noScan(scanId);
     return scan;
   };
 
@@ -96,8 +97,9 @@ export const resultRoutes: FastifyPluginAsync<{ store: Store; page: PageRenderer
       const query = request.query as ResultsQuery;
       return page(request, reply, async () => {
         const teamId = teamOf(request);
-        const scan = await scanOfTeam(scan_id, teamId);
-        return { payload: await resultsOf(store, teamId, query, scan.id), live: query.time !== undefined };
+        // Only its existence: the page is its findings (the scan's row is not read).
+        if (!(isId(scan_id) && (await store.scans.ofTeam(scan_id, teamId)))) throw noScan(scan_id);
+        return { payload: await resultsOf(store, teamId, query, scan_id), live: query.time !== undefined };
       });
     },
   );
