@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Xid } from 'xid-ts';
 import type { Severity } from '../event/index.js';
 import { BUCKET_MS } from './buckets.js';
-import { newId } from './id.js';
 import { KeptCounts } from './kept-counts.js';
 import type { ScanStatus, VulnStatus } from './model.js';
 import { POSITION_STRIDE } from './positions.js';
@@ -12,6 +11,7 @@ import { Scans } from './scans.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests } from './testing/retest-rows.js';
+import { insertScans } from './testing/scan-rows.js';
 import { chunks } from './tx.js';
 
 const ROWS = 30_000;
@@ -64,25 +64,15 @@ describe('listing plans on PostgreSQL', () => {
     const db = store.connection.db;
     const start = Date.UTC(2024, 0, 1);
     const at = (i: number) => start + Math.floor((i * DAYS * BUCKET_MS) / ROWS);
-    for (const part of chunks(
-      Array.from({ length: ROWS }, (_, i) => i),
-      2000,
-    )) {
-      const values = part.map((i) => ({
-        id: newId(),
-        team_id: team,
+    await insertScans(
+      db,
+      team,
+      Array.from({ length: ROWS }, (_, i) => ({
         name: `scan ${i}`,
-        name_folded: `scan ${i}`,
         status: STATUSES[i % 4]!,
-        created_at: at(i),
-        updated_at: at(i),
-      }));
-      // The other columns have their defaults.
-      await db
-        .insertInto('scan')
-        .values(values as never)
-        .execute();
-    }
+        createdAt: at(i),
+      })),
+    );
     const scan = await store.scans.create({ teamId: team, name: 'retested' });
     await store.scans.markRunning(scan.id);
     const { finding } = await store.findings.add(scan.id, {
@@ -123,10 +113,6 @@ describe('listing plans on PostgreSQL', () => {
       // Counted per id bucket by the triggers of migration 0015.
       await db.insertInto('finding').values(values).execute();
     }
-    await sql`delete from scan_bucket where team_id = ${team}`.execute(db);
-    await sql`insert into scan_bucket (team_id, bucket, n)
-      select team_id, (created_at / 86400000) * 86400000, count(*) from scan
-      where team_id = ${team} group by team_id, (created_at / 86400000) * 86400000`.execute(db);
     await sql`analyze`.execute(db);
   }, 120_000);
   afterAll(async () => {

@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Xid } from 'xid-ts';
+import type { Severity } from '../event/index.js';
 import { BUCKET_MS } from './buckets.js';
-import { newId } from './id.js';
 import { KeptCounts } from './kept-counts.js';
 import type { ScanStatus, VulnStatus } from './model.js';
 import { POSITION_STRIDE, resumeAt } from './positions.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests } from './testing/retest-rows.js';
+import { insertScans } from './testing/scan-rows.js';
 import { chunks } from './tx.js';
 
 describe('where a page resumes from a day’s positions', () => {
@@ -73,29 +74,12 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
     // only the id tells them apart.
     const at = (i: number) => start + Math.floor(i / PER_DAY) * DAY + Math.floor((i % PER_DAY) / 3);
     const rows = Array.from({ length: PER_DAY * DAYS }, (_, i) => i);
-    for (const part of chunks(rows, 1_000)) {
-      const values = part.flatMap((i) =>
-        [team, other].map((teamId) => ({
-          id: newId(),
-          team_id: teamId,
-          name: `scan ${i}`,
-          name_folded: `scan ${i}`,
-          status: STATUSES[i % STATUSES.length]!,
-          created_at: at(i),
-          updated_at: at(i),
-        })),
-      );
-      await db
-        .insertInto('scan')
-        .values(values as never)
-        .execute();
-    }
-    for (const teamId of [team, other]) {
-      await sql`delete from scan_bucket where team_id = ${teamId}`.execute(db);
-      await sql`insert into scan_bucket (team_id, bucket, n)
-        select team_id, (created_at / ${sql.lit(DAY)}) * ${sql.lit(DAY)}, count(*) from scan
-        where team_id = ${teamId} group by 1, 2`.execute(db);
-    }
+    const scans = rows.map((i) => ({
+      name: `scan ${i}`,
+      status: STATUSES[i % STATUSES.length]!,
+      createdAt: at(i),
+    }));
+    for (const teamId of [team, other]) await insertScans(db, teamId, scans);
     const scan = await store.scans.create({ teamId: team, name: 'retested', status: 'uploaded' });
     scanId = scan.id;
     const { finding } = await store.findings.add(scan.id, {
@@ -150,6 +134,49 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
    */
   const OFFSETS = [2_000, 2_110, 2_100 + POSITION_STRIDE, 2_100 + 3 * POSITION_STRIDE + 7, 3_400];
 
+  /** The team's retest results at `offset`, as a plain `OFFSET` reads them. */
+  async function plainRetests(offset: number, limit: number): Promise<string[]> {
+    const rows = await store.connection.db
+      .selectFrom('retest')
+      .select('id')
+      .where('team_id', '=', team)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The team's scans of `statuses` (any, when none) at `offset`, as a plain `OFFSET` reads them. */
+  async function plainScans(
+    statuses: readonly ScanStatus[],
+    offset: number,
+    limit: number,
+  ): Promise<string[]> {
+    let query = store.connection.db.selectFrom('scan').select('id').where('team_id', '=', team);
+    if (statuses.length > 0) query = query.where('status', 'in', statuses);
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The team's findings of `severities` and `statuses` at `offset`, as a plain `OFFSET` reads them. */
+  async function plainFindings(
+    filter: { severities: readonly Severity[]; statuses: readonly VulnStatus[] },
+    offset: number,
+    limit: number,
+  ): Promise<string[]> {
+    let query = store.connection.db.selectFrom('finding').select('id').where('team_id', '=', team);
+    if (filter.severities.length > 0) query = query.where('severity', 'in', filter.severities);
+    if (filter.statuses.length > 0) query = query.where('vuln_status', 'in', filter.statuses);
+    return (await query.orderBy('id', 'desc').limit(limit).offset(offset).execute()).map((r) => r.id);
+  }
+
   /** A listing asked three times at each offset: before its day's positions are kept, as they load, and kept. */
   async function expectPagesAsPlain(
     listing: (offset: number) => Promise<string[]>,
@@ -166,18 +193,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
   it('lists retest results as a plain OFFSET does', async () => {
     await expectPagesAsPlain(
       async (offset) => (await store.retests.list(team, { offset, limit: 25 })).map((r) => r.id),
-      async (offset) =>
-        (
-          await store.connection.db
-            .selectFrom('retest')
-            .select('id')
-            .where('team_id', '=', team)
-            .orderBy('created_at', 'desc')
-            .orderBy('id', 'desc')
-            .limit(25)
-            .offset(offset)
-            .execute()
-        ).map((r) => r.id),
+      (offset) => plainRetests(offset, 25),
     );
   });
 
@@ -187,17 +203,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
       await expectPagesAsPlain(
         async (offset) =>
           (await store.scans.list(team, { offset, limit: 25, statuses: [...statuses] })).map((s) => s.id),
-        async (offset) => {
-          let query = store.connection.db.selectFrom('scan').select('id').where('team_id', '=', team);
-          if (statuses.length > 0) query = query.where('status', 'in', statuses);
-          const rows = await query
-            .orderBy('created_at', 'desc')
-            .orderBy('id', 'desc')
-            .limit(25)
-            .offset(offset)
-            .execute();
-          return rows.map((r) => r.id);
-        },
+        (offset) => plainScans(statuses, offset, 25),
       );
     },
   );
@@ -214,12 +220,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
         (await store.findingPages.list(team, { severities, statuses }, { offset, limit: 25 })).findings.map(
           (f) => f.id,
         ),
-      async (offset) => {
-        let query = store.connection.db.selectFrom('finding').select('id').where('team_id', '=', team);
-        if (severities.length > 0) query = query.where('severity', 'in', severities);
-        if (statuses.length > 0) query = query.where('vuln_status', 'in', statuses);
-        return (await query.orderBy('id', 'desc').limit(25).offset(offset).execute()).map((r) => r.id);
-      },
+      (offset) => plainFindings({ severities, statuses }, offset, 25),
     );
   });
 
@@ -230,7 +231,6 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
       state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
       return state % below;
     };
-    const db = store.connection.db;
     // Each with its number of rows: offsets run over all of them and a little past.
     const listings: [string, number, (offset: number, limit: number) => Promise<string[][]>][] = [
       [
@@ -238,17 +238,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
         PER_DAY * DAYS,
         async (offset, limit) => [
           (await store.retests.list(team, { offset, limit })).map((r) => r.id),
-          (
-            await db
-              .selectFrom('retest')
-              .select('id')
-              .where('team_id', '=', team)
-              .orderBy('created_at', 'desc')
-              .orderBy('id', 'desc')
-              .limit(limit)
-              .offset(offset)
-              .execute()
-          ).map((r) => r.id),
+          await plainRetests(offset, limit),
         ],
       ],
       [
@@ -256,18 +246,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
         (PER_DAY * DAYS * 2) / 3,
         async (offset, limit) => [
           (await store.scans.list(team, { offset, limit, statuses: ['failed', 'running'] })).map((s) => s.id),
-          (
-            await db
-              .selectFrom('scan')
-              .select('id')
-              .where('team_id', '=', team)
-              .where('status', 'in', ['failed', 'running'])
-              .orderBy('created_at', 'desc')
-              .orderBy('id', 'desc')
-              .limit(limit)
-              .offset(offset)
-              .execute()
-          ).map((r) => r.id),
+          await plainScans(['failed', 'running'], offset, limit),
         ],
       ],
       [
@@ -277,17 +256,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
           (await store.findingPages.list(team, { severities: ['high'] }, { offset, limit })).findings.map(
             (f) => f.id,
           ),
-          (
-            await db
-              .selectFrom('finding')
-              .select('id')
-              .where('team_id', '=', team)
-              .where('severity', '=', 'high')
-              .orderBy('id', 'desc')
-              .limit(limit)
-              .offset(offset)
-              .execute()
-          ).map((r) => r.id),
+          await plainFindings({ severities: ['high'], statuses: [] }, offset, limit),
         ],
       ],
     ];
@@ -304,18 +273,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
   }, 60_000);
 
   it('loads a day’s positions again after a change is heard, and pages as a plain OFFSET after it', async () => {
-    const plain = async (offset: number) =>
-      (
-        await store.connection.db
-          .selectFrom('retest')
-          .select('id')
-          .where('team_id', '=', team)
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(25)
-          .offset(offset)
-          .execute()
-      ).map((r) => r.id);
+    const plain = (offset: number) => plainRetests(offset, 25);
     const page = async (offset: number) =>
       (await store.retests.list(team, { offset, limit: 25 })).map((r) => r.id);
     const offset = 2_100 + 3 * POSITION_STRIDE + 7;
