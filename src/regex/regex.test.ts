@@ -98,6 +98,8 @@ describe('Go syntax where RE2 C++ differs', () => {
     expect(refusal('\\p{Letter}')).toContain('invalid character class range: `\\p{Letter}`');
     expect(refusal('[\\P{Script=Greek}]')).toContain('invalid character class range');
     expect(refusal('\\p{sc=Greek}')).toContain('invalid character class range');
+    expect(refusal('\\p\\QN')).toContain('invalid character class range: `\\p\\`');
+    expect(refusal('[\\P\\d]')).toContain('invalid character class range');
     expect(compile('\\p{L}\\p{Lu}\\p{Greek}').test('aΩβ')).toBe(true);
   });
 

@@ -129,6 +129,10 @@ class PatternScanner {
   }
 
   private checkClassName(letter: string): void {
+    // Go takes the character after `\p` as the class's one-letter name: a backslash there names
+    // no class, where RE2 would read it as the start of the next escape (`\p\QN` as `\pN`).
+    if (this.source[this.i + 2] === '\\')
+      throw new GoSyntaxError(`invalid character class range: \`\\${letter}\\\``);
     if (this.source[this.i + 2] !== '{') return;
     const close = this.source.indexOf('}', this.i + 3);
     if (close < 0) return;
