@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
 import type { Store } from '../store/index.js';
 import { ENGINES } from '../store/testing/databases.js';
+import { type RateCounts, WindowCounts } from './rate-counts.js';
 import { ASSET_FIELDS, fieldProblems, retestProblems, scanProblems } from './testing/fields.js';
 import { type RunningApi, type ServedDatabase, serveApi, serveDatabase } from './testing/serve.js';
 
@@ -533,6 +534,26 @@ describe.each(ENGINES)('/v1 API on $engine', ({ create }) => {
         expect((await limited.get('/v1/assets', other)).status).toBe(200);
       } finally {
         await limited.close();
+      }
+    });
+
+    it('holds a key’s rate across servers that count its requests together', async () => {
+      const together = new WindowCounts();
+      // One counts as `serve --processes` does, through an answer that comes later.
+      const asked: RateCounts = { count: async (key, windowMs) => together.count(key, windowMs) };
+      const servers = [
+        await serveApi(store, { rateLimit: 4, rateCounts: together }),
+        await serveApi(store, { rateLimit: 4, rateCounts: asked }),
+      ];
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 6; i++) statuses.push((await servers[i % 2]!.get('/v1/assets', key)).status);
+        expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+        const last = await servers[1]!.get('/v1/assets', key);
+        expect(last.headers.get('x-ratelimit-limit')).toBe('4');
+        expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+      } finally {
+        for (const server of servers) await server.close();
       }
     });
   });

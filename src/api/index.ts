@@ -1,3 +1,4 @@
+export { type RateCount, type RateCounts, WindowCounts } from './rate-counts.js';
 export {
   type ScanRequestBody,
   ScanRequestError,

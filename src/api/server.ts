@@ -20,6 +20,7 @@ import { acceptsGzip, gzipPage } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { KeyChecks } from './key-checks.js';
 import { apiLogger } from './log.js';
+import { type RateCounts, rateLimitStore, WindowCounts } from './rate-counts.js';
 import { JsonText, jsonList } from './routes/page.js';
 import { readRoutes } from './routes/reads.js';
 import type { ScanStarter } from './routes/scan-requests.js';
@@ -55,6 +56,8 @@ export interface ApiOptions {
   readonly logger?: Logger;
   /** Requests per minute allowed to each API key; 0 turns the limit off. */
   readonly rateLimit?: number;
+  /** Where the keys' requests are counted (this process's memory by default); see {@link RateCounts}. */
+  readonly rateCounts?: RateCounts;
   readonly version?: string;
   /** Serve a page again while the store is unchanged (default true); see {@link PageCache}. */
   readonly cache?: boolean;
@@ -215,6 +218,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       hook: 'preHandler',
       max: perMinute,
       timeWindow: 60_000,
+      store: rateLimitStore(options.rateCounts ?? new WindowCounts()),
       keyGenerator: (request) => request.principal?.keyId ?? request.ip,
       errorResponseBuilder: (_request, context) => ({
         statusCode: 429,

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { openStore, type Store } from '../../store/index.js';
 import type { TestDatabase } from '../../store/testing/databases.js';
+import type { RateCounts } from '../rate-counts.js';
 import { buildApi } from '../server.js';
 
 export interface RunningApi {
@@ -65,11 +66,12 @@ export async function serveDatabase(
 /** The API over a real socket on 127.0.0.1 (ephemeral port). */
 export async function serveApi(
   store: Store,
-  options: { rateLimit?: number; logger?: Logger; cache?: boolean } = {},
+  options: { rateLimit?: number; rateCounts?: RateCounts; logger?: Logger; cache?: boolean } = {},
 ): Promise<RunningApi> {
   const app = await buildApi({
     store,
     rateLimit: options.rateLimit ?? 0,
+    ...(options.rateCounts ? { rateCounts: options.rateCounts } : {}),
     cache: options.cache ?? true,
     ...(options.logger ? { logger: options.logger } : {}),
   });
