@@ -12,14 +12,17 @@ import { PageError, type Query, text } from './params.js';
 import { registerReadPages } from './read-pages.js';
 import { type Rescan, registerRescan } from './rescan.js';
 import { addSecurityHeaders, requireSameOrigin, safeReturnPath } from './security.js';
-import { type Session, Sessions, tokensMatch } from './sessions.js';
+import { type Session, type SessionStore, Sessions, tokensMatch } from './sessions.js';
 import { STATIC_FILES } from './static.js';
 import { registerTriage } from './triage.js';
 
 export interface DashboardOptions {
   readonly store: Store;
-  /** Where sessions live (a fresh in-memory set by default); tests pass their own to move the clock. */
-  readonly sessions?: Sessions;
+  /**
+   * Where sessions live: a fresh in-memory set by default; `serve --processes` passes the set its
+   * processes share, tests their own to move the clock.
+   */
+  readonly sessions?: SessionStore;
   /** Told when a retest is queued, so an in-process runner (SQLite) starts it at once. */
   readonly onRetestQueued?: () => void;
   /** Starts a scan again (the Rescan button); without it the scan page has no such button. */
@@ -56,13 +59,13 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
   app.addHook('onRequest', async (request) => {
     const id = parseCookies(request.headers.cookie).get(SESSION_COOKIE);
     if (id === undefined) return;
-    const session = sessions.find(id);
+    const session = await sessions.find(id);
     if (session === undefined) return;
     // A revoked key ends its sessions at once.
     const key = await store.keys.get(session.principal.keyId);
     const team = await store.teams.get(session.principal.teamId);
     if (key === undefined || key.revokedAt !== null || team === undefined) {
-      sessions.close(id);
+      await sessions.close(id);
       return;
     }
     request.dashboardSession = {
@@ -119,7 +122,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
     if (principal === undefined) {
       return signInForm(request, reply, 401, 'This API key is not valid, or it was revoked.');
     }
-    const { id } = sessions.open(principal);
+    const { id } = await sessions.open(principal);
     const secure = request.protocol === 'https';
     reply.header('set-cookie', [
       serializeCookie(SESSION_COOKIE, id, { secure }),
@@ -134,7 +137,7 @@ export async function dashboard(app: FastifyInstance, options: DashboardOptions)
     if (signedIn !== undefined) {
       if (!tokensMatch(formOf(request).get('csrf') ?? '', signedIn.session.csrfToken))
         throw new PageError(403, 'this form had expired; reload the page and sign out again');
-      sessions.close(signedIn.id);
+      await sessions.close(signedIn.id);
     }
     reply.header(
       'set-cookie',

@@ -19,10 +19,28 @@ export interface SessionLimits {
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { idleMs: 12 * 3_600_000, maxAgeMs: 7 * 86_400_000 };
 
 /**
+ * Where the signed-in browsers' sessions are kept: this process's memory ({@link Sessions}) or, for
+ * `keyhole serve --processes N`, the first process's, asked by the others (a browser's requests
+ * may land on any of them).
+ */
+export interface SessionStore {
+  /** A new session for the principal; returns the cookie's value and the session. */
+  open(principal: Principal): Opened | Promise<Opened>;
+  /** The live session of that cookie value, its idle clock restarted; undefined once expired. */
+  find(id: string): Session | undefined | Promise<Session | undefined>;
+  close(id: string): void | Promise<void>;
+}
+
+export interface Opened {
+  readonly id: string;
+  readonly session: Session;
+}
+
+/**
  * Sessions in this server's memory, keyed by the SHA-256 of their cookie's value: the random
  * value (256 bits) is only ever in the browser's cookie. A restart signs every browser out.
  */
-export class Sessions {
+export class Sessions implements SessionStore {
   private readonly byHash = new Map<string, Session>();
 
   constructor(
@@ -30,8 +48,7 @@ export class Sessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A new session for the principal; returns the cookie's value and the session. */
-  open(principal: Principal): { id: string; session: Session } {
+  open(principal: Principal): Opened {
     this.sweep();
     const id = randomBytes(32).toString('base64url');
     const at = this.now();
@@ -45,7 +62,6 @@ export class Sessions {
     return { id, session };
   }
 
-  /** The live session of that cookie value, its idle clock restarted; undefined once expired. */
   find(id: string): Session | undefined {
     const key = hashOf(id);
     const session = this.byHash.get(key);
