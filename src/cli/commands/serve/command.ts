@@ -31,6 +31,7 @@ without secret_file), keyhole worker on PostgreSQL.
 Examples:
   keyhole serve
   keyhole serve --host 0.0.0.0 --port 9000 --db postgres://keyhole@db.internal/keyhole
+  keyhole serve --host 0.0.0.0 --processes 4 --db postgres://keyhole@db.internal/keyhole
   keyhole serve --host 0.0.0.0 --port 8443 --tls-cert server.crt --tls-key server.key
   keyhole serve --secrets staging.secrets.yaml
   keyhole serve --templates-dir ~/nuclei-templates --secrets staging.secrets.yaml
@@ -50,6 +51,12 @@ function defineServe(program: Command) {
       'requests per minute allowed to each API key (0: no limit)',
       integer(0, 1_000_000),
       DEFAULT_RATE_LIMIT_OPTION,
+    )
+    .option(
+      '--processes <n>',
+      'serving processes sharing the port (PostgreSQL only; each opens its own connections); dashboard sessions and rate limits hold across them',
+      integer(1, 64),
+      1,
     )
     .option(
       '--no-cache',
