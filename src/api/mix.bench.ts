@@ -53,6 +53,8 @@ const CONNECTIONS = 10;
  * server cost about half as much CPU again per response as later ones, measured). Its URLs come
  * from another seed than the measured rows', so the rows ask for pages it read only by chance.
  */
+/** `KEYHOLE_BENCH_API_PROCESSES=N`: the API's processes sharing its port, as `keyhole serve --processes N` (see bench/worker.ts). */
+const API_PROCESSES = Number(process.env.KEYHOLE_BENCH_API_PROCESSES ?? 1);
 const WARM_SECONDS = Number(process.env.KEYHOLE_BENCH_WARM_SECONDS ?? 10);
 /** The seed of the warm-up's mix (the measured mix's is 17). */
 const WARM_SEED = 4_242;
@@ -435,7 +437,9 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
     report.note(
       `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms, ${(bareHits.cpuMicros / Math.max(1, bareHits.served)).toFixed(1)} µs of its server's CPU and ${(bare.loadCpuMs * 1000).toFixed(1)} µs of the load generator's per response; load average ${loadavg()
         .map((n) => n.toFixed(2))
-        .join(', ')} after the rows.${memory}`,
+        .join(
+          ', ',
+        )} after the rows.${memory}${API_PROCESSES > 1 ? ` The API served by ${API_PROCESSES} processes sharing the port (\`KEYHOLE_BENCH_API_PROCESSES\`), its CPU theirs and their parent's; the bare route by one.` : ''}`,
     );
     report.table(
       [
