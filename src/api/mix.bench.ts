@@ -439,7 +439,7 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
         .map((n) => n.toFixed(2))
         .join(
           ', ',
-        )} after the rows.${memory}${API_PROCESSES > 1 ? ` The API served by ${API_PROCESSES} processes sharing the port (\`KEYHOLE_BENCH_API_PROCESSES\`), its CPU theirs and their parent's; the bare route by one.` : ''}`,
+        )} after the rows.${memory}${API_PROCESSES > 1 && postgres !== undefined ? ` The API served by ${API_PROCESSES} processes sharing the port (\`KEYHOLE_BENCH_API_PROCESSES\`), its CPU theirs and their parent's; the bare route by one.` : ''}`,
     );
     report.table(
       [

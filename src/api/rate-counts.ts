@@ -12,8 +12,8 @@ export interface RateCount {
  * process a connection lands on.
  */
 export interface RateCounts {
-  /** Counts one request of `key` and answers its window's count so far. */
-  count(key: string, windowMs: number): RateCount | Promise<RateCount>;
+  /** Counts one request of `key` and answers its window's count so far (above `max`: refused). */
+  count(key: string, windowMs: number, max: number): RateCount | Promise<RateCount>;
 }
 
 /** The most keys counted at once; past it the oldest windows are dropped first. */
@@ -34,16 +34,34 @@ export class WindowCounts implements RateCounts {
   ) {}
 
   count(key: string, windowMs: number): RateCount {
+    const { current, ttl } = this.add(key, windowMs, 1);
+    return { current, ttl };
+  }
+
+  /** Adds `n` to the key's running window (a new one if none runs); its count after, ttl and start. */
+  add(key: string, windowMs: number, n: number): RateCount & { readonly startedAt: number } {
     const at = this.now();
-    const window = this.windows.get(key);
-    if (window !== undefined && at - window.startedAt < windowMs) {
-      window.current++;
-      return { current: window.current, ttl: windowMs - (at - window.startedAt) };
+    let window = this.windows.get(key);
+    if (window === undefined || at - window.startedAt >= windowMs) {
+      this.windows.delete(key);
+      if (this.windows.size >= this.mostKeys) this.dropOldest(at, windowMs);
+      window = { current: 0, startedAt: at };
+      this.windows.set(key, window);
     }
-    this.windows.delete(key);
-    if (this.windows.size >= this.mostKeys) this.dropOldest(at, windowMs);
-    this.windows.set(key, { current: 1, startedAt: at });
-    return { current: 1, ttl: windowMs };
+    window.current += n;
+    return { current: window.current, ttl: windowMs - (at - window.startedAt), startedAt: window.startedAt };
+  }
+
+  /** The count of the key's running window; 0 when none runs. */
+  peek(key: string, windowMs: number): number {
+    const window = this.windows.get(key);
+    return window === undefined || this.now() - window.startedAt >= windowMs ? 0 : window.current;
+  }
+
+  /** Takes `n` back from the key's window that started at `startedAt`, if that one still runs. */
+  takeBack(key: string, startedAt: number, n: number): void {
+    const window = this.windows.get(key);
+    if (window?.startedAt === startedAt) window.current = Math.max(0, window.current - n);
   }
 
   get size(): number {
@@ -68,9 +86,9 @@ export class WindowCounts implements RateCounts {
 /** `@fastify/rate-limit`'s store over `counts`. */
 export function rateLimitStore(counts: RateCounts): FastifyRateLimitStoreCtor {
   const store: FastifyRateLimitStore = {
-    incr(key, callback, timeWindow) {
+    incr(key, callback, timeWindow, max) {
       try {
-        const counted = counts.count(key, timeWindow);
+        const counted = counts.count(key, timeWindow, max);
         if (counted instanceof Promise) counted.then((result) => callback(null, result), callback);
         else callback(null, counted);
       } catch (error) {

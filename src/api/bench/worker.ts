@@ -4,7 +4,7 @@
  * Fastify route answering a constant (the baseline). A process rather than a worker thread: the
  * native `re2` addon cannot be loaded again in a thread after another thread that loaded it ended.
  *
- * `KEYHOLE_BENCH_API_PROCESSES=N` (N > 1) serves the API from N processes sharing the port, as
+ * `KEYHOLE_BENCH_API_PROCESSES=N` (N > 1) serves the API over PostgreSQL from N processes sharing the port, as
  * `keyhole serve --processes N` does: this process forks them (Node's cluster) and answers for
  * all, its own CPU time counted with theirs. The bare route stays one process.
  *
@@ -27,7 +27,9 @@ const READ_CONNECTIONS = process.env.KEYHOLE_BENCH_READ_CONNECTIONS;
 const PROCESSES = Number(process.env.KEYHOLE_BENCH_API_PROCESSES ?? 1);
 const data = JSON.parse(process.env[WORKER_DATA_VARIABLE] ?? '{"kind":"bare"}') as WorkerData;
 
-if (data.kind === 'api' && PROCESSES > 1 && cluster.isPrimary) await answerForProcesses(PROCESSES);
+// SQLite is served by one process, as `keyhole serve` serves it.
+const shared = data.kind === 'api' && data.location.engine === 'postgres' && PROCESSES > 1;
+if (shared && cluster.isPrimary) await answerForProcesses(PROCESSES);
 else await serve(data);
 
 async function serve(data: WorkerData): Promise<void> {

@@ -2,11 +2,19 @@
  * What the processes of `keyhole serve --processes N` say to each other over Node's IPC channel.
  * A connection lands on any process, so what must hold across connections lives in the first
  * process: the dashboard's sessions (a browser signed in on one process is signed in on all) and
- * each key's request count (its rate limit holds for the whole server). The others ask for them.
+ * each key's request count (its rate limit holds for the whole server, see rate-leases.ts in the
+ * API). The others ask for them.
  *
  * Hand-written over `process.send` rather than a library: four questions, one answer each.
  */
-import type { RateCount, RateCounts } from '../../../api/index.js';
+import {
+  type GivenBack,
+  type Lease,
+  type LeaseAsk,
+  LeasedCounts,
+  type RateCounts,
+  type RateLeases,
+} from '../../../api/index.js';
 import type { Opened, Session, SessionStore } from '../../../dashboard/index.js';
 import type { Principal } from '../../../store/index.js';
 
@@ -15,16 +23,20 @@ export const FLAGS_VARIABLE = 'KEYHOLE_SERVE_FLAGS';
 
 /** A question from a serving process to the first, answered by {@link Answer} with the same `id`. */
 export type Ask =
-  | {
-      readonly keyhole: 'ask';
-      readonly id: number;
-      readonly what: 'count';
-      readonly key: string;
-      readonly windowMs: number;
-    }
-  | { readonly keyhole: 'ask'; readonly id: number; readonly what: 'open'; readonly principal: Principal }
-  | { readonly keyhole: 'ask'; readonly id: number; readonly what: 'find'; readonly session: string }
-  | { readonly keyhole: 'ask'; readonly id: number; readonly what: 'close'; readonly session: string };
+  | { readonly id: number; readonly what: 'lease'; readonly lease: LeaseAsk }
+  | { readonly id: number; readonly what: 'giveBack'; readonly back: GivenBack }
+  | { readonly id: number; readonly what: 'open'; readonly principal: Principal }
+  | { readonly id: number; readonly what: 'find'; readonly session: string }
+  | { readonly id: number; readonly what: 'close'; readonly session: string };
+
+/**
+ * The questions a serving process asked in one turn of its event loop, sent as one message and
+ * answered as one ({@link Answers}): a message costs both processes far more than its size does.
+ */
+export interface Asks {
+  readonly keyhole: 'asks';
+  readonly asks: readonly Ask[];
+}
 
 /** What a serving process tells the first of itself. */
 export type Told =
@@ -32,36 +44,46 @@ export type Told =
   | { readonly keyhole: 'failed'; readonly message: string; readonly exitCode: number };
 
 export type Answer =
-  | { readonly keyhole: 'answer'; readonly id: number; readonly value: unknown }
-  | { readonly keyhole: 'answer'; readonly id: number; readonly error: string };
+  | { readonly id: number; readonly value: unknown }
+  | { readonly id: number; readonly error: string };
+
+export interface Answers {
+  readonly keyhole: 'answers';
+  readonly answers: readonly Answer[];
+}
 
 /** The first process's one order. */
 export interface Stop {
   readonly keyhole: 'stop';
 }
 
-export type FromServing = Ask | Told;
+export type FromServing = Asks | Told;
 
 /** What the first process keeps for all. */
 export interface Kept {
   readonly sessions: SessionStore;
-  readonly rateCounts: RateCounts;
+  readonly rateLeases: RateLeases;
 }
 
-/** The first process's answer to `ask`. */
-export async function answer(ask: Ask, kept: Kept): Promise<Answer> {
+/** The first process's answers to `asks`. */
+export async function answer(asks: Asks, kept: Kept): Promise<Answers> {
+  return { keyhole: 'answers', answers: await Promise.all(asks.asks.map((ask) => answerOne(ask, kept))) };
+}
+
+async function answerOne(ask: Ask, kept: Kept): Promise<Answer> {
   try {
-    const value = await keptAnswer(ask, kept);
-    return { keyhole: 'answer', id: ask.id, value: value ?? null };
+    return { id: ask.id, value: (await keptAnswer(ask, kept)) ?? null };
   } catch (error) {
-    return { keyhole: 'answer', id: ask.id, error: error instanceof Error ? error.message : String(error) };
+    return { id: ask.id, error: error instanceof Error ? error.message : String(error) };
   }
 }
 
 async function keptAnswer(ask: Ask, kept: Kept): Promise<unknown> {
   switch (ask.what) {
-    case 'count':
-      return kept.rateCounts.count(ask.key, ask.windowMs);
+    case 'lease':
+      return kept.rateLeases.lease(ask.lease);
+    case 'giveBack':
+      return kept.rateLeases.giveBack(ask.back);
     case 'open':
       return kept.sessions.open(ask.principal);
     case 'find':
@@ -102,12 +124,17 @@ export interface Channel {
 export class LinkToFirst implements FirstProcess {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  /** Asked in this turn of the event loop, sent together at its end. */
+  private unsent: Ask[] = [];
   private readonly stopped: Promise<void>;
   private stopNow: () => void = () => undefined;
 
-  readonly rateCounts: RateCounts = {
-    count: (key, windowMs) => this.ask<RateCount>({ what: 'count', key, windowMs }),
-  };
+  readonly rateCounts: RateCounts = new LeasedCounts({
+    lease: (lease) => this.ask<Lease>({ what: 'lease', lease }),
+    giveBack: async (back) => {
+      await this.ask({ what: 'giveBack', back });
+    },
+  });
 
   readonly sessions: SessionStore = {
     open: (principal) => this.ask<Opened>({ what: 'open', principal }),
@@ -123,7 +150,8 @@ export class LinkToFirst implements FirstProcess {
       channel.on('message', (message) => {
         if (!isOurs(message)) return;
         if (message.keyhole === 'stop') resolve();
-        if (message.keyhole === 'answer') this.settle(message as Answer);
+        if (message.keyhole === 'answers')
+          for (const answered of (message as Answers).answers) this.settle(answered);
       });
       channel.on('disconnect', () => {
         this.failWaiting();
@@ -157,13 +185,21 @@ export class LinkToFirst implements FirstProcess {
     if (this.channel.connected) this.channel.send(told);
   }
 
-  private ask<T>(question: DistributiveOmit<Ask, 'keyhole' | 'id'>): Promise<T> {
+  private ask<T>(question: DistributiveOmit<Ask, 'id'>): Promise<T> {
     if (!this.channel.connected) return Promise.reject(new Error(GONE));
     const id = this.nextId++;
+    if (this.unsent.length === 0) setImmediate(() => this.sendAsked());
+    this.unsent.push({ id, ...question });
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.channel.send({ keyhole: 'ask', id, ...question });
     });
+  }
+
+  private sendAsked(): void {
+    const asks = this.unsent;
+    this.unsent = [];
+    if (this.channel.connected) this.channel.send({ keyhole: 'asks', asks } satisfies Asks);
+    else this.failWaiting();
   }
 
   private settle(answered: Answer): void {

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hiddenField } from '../../../dashboard/testing/serve.js';
@@ -147,10 +148,16 @@ describe('keyhole serve --processes', () => {
     const serving = new Serving(['--db', db, '--processes', '2', '--rate-limit', '8'], dir);
     try {
       const url = await serving.url();
+      const ask = async () => (await fresh(`${url}/v1/scans`, { headers: { 'x-api-key': key } })).status;
       const statuses: number[] = [];
-      for (let i = 0; i < 12; i++)
-        statuses.push((await fresh(`${url}/v1/scans`, { headers: { 'x-api-key': key } })).status);
-      expect(statuses).toEqual([...Array(8).fill(200), ...Array(4).fill(429)]);
+      for (let i = 0; i < 12; i++) statuses.push(await ask());
+      // A process may be refused while the other still holds part of the limit, for a moment.
+      expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(8);
+      expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(7);
+      await sleep(300);
+      for (let i = 0; i < 6; i++) statuses.push(await ask());
+      expect(statuses.filter((status) => status === 200)).toHaveLength(8);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(10);
       expect(serving.answeredBy().size).toBe(2);
       expect(serving.servingPids()).toHaveLength(2);
       expect(await serving.stop()).toBe(0);

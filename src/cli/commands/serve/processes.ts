@@ -7,12 +7,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { WindowCounts } from '../../../api/index.js';
+import { RateLeases } from '../../../api/index.js';
 import { Sessions } from '../../../dashboard/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import type { ServeFlags } from './command.js';
-import { answer, FLAGS_VARIABLE, type FromServing, isOurs, type Kept } from './link.js';
+import { type Asks, answer, FLAGS_VARIABLE, type FromServing, isOurs, type Kept } from './link.js';
 import { serverUrl, stopRequested } from './listen.js';
 
 /** More unexpected ends than this within {@link RESTART_WINDOW_MS} stop the server. */
@@ -47,7 +47,7 @@ export async function serveProcesses(
 
 /** The serving processes, and what the first process keeps for them. */
 class Flock {
-  private readonly kept: Kept = { sessions: new Sessions(), rateCounts: new WindowCounts() };
+  private readonly kept: Kept;
   private readonly serving = new Set<Worker>();
   /** Those that said they listen: only they have the channel open to a stop. */
   private readonly listening = new Set<Worker>();
@@ -67,14 +67,15 @@ class Flock {
     private readonly io: CliIo,
     private readonly logger: Logger,
   ) {
+    this.kept = { sessions: new Sessions(), rateLeases: new RateLeases(options.processes) };
     cluster.setupPrimary({
       exec: fileURLToPath(new URL('./process-main.js', import.meta.url)),
       args: [],
       cwd: io.cwd,
     });
     cluster.on('message', (worker, message: unknown) => {
-      if (!isOurs(message) || message.keyhole !== 'ask') return;
-      void answer(message as Extract<FromServing, { keyhole: 'ask' }>, this.kept).then((answered) => {
+      if (!isOurs(message) || message.keyhole !== 'asks') return;
+      void answer(message as Asks, this.kept).then((answered) => {
         if (worker.isConnected()) worker.send(answered);
       });
     });
