@@ -17,8 +17,8 @@ describe('PageCache', () => {
     const page = renderer('scans');
     const first = await cache.serve('t1', 'team-a /v1/scans', page.render);
     const again = await cache.serve('t1', 'team-a /v1/scans', page.render);
-    expect(first).toEqual({ body: Buffer.from('scans 1'), hit: false });
-    expect(again).toEqual({ body: Buffer.from('scans 1'), hit: true });
+    expect(first).toMatchObject({ body: Buffer.from('scans 1'), hit: false });
+    expect(again).toMatchObject({ body: Buffer.from('scans 1'), hit: true });
     expect(page.renders()).toBe(1);
   });
 
@@ -30,7 +30,7 @@ describe('PageCache', () => {
       body: Buffer.from('b'),
       live: false,
     }));
-    expect(other).toEqual({ body: Buffer.from('b'), hit: false });
+    expect(other).toMatchObject({ body: Buffer.from('b'), hit: false });
   });
 
   it('drops every page when the token moves', async () => {
@@ -39,7 +39,10 @@ describe('PageCache', () => {
     cache.observe('t1');
     await cache.serve('t1', 'k', page.render);
     cache.observe('t2');
-    expect(await cache.serve('t2', 'k', page.render)).toEqual({ body: Buffer.from('scans 2'), hit: false });
+    expect(await cache.serve('t2', 'k', page.render)).toMatchObject({
+      body: Buffer.from('scans 2'),
+      hit: false,
+    });
   });
 
   it('keeps nothing rendered under a token the store has moved on from', async () => {
@@ -83,5 +86,36 @@ describe('PageCache', () => {
     for (const key of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) await cache.serve('t1', key, sized(100));
     expect((await cache.serve('t1', 'a', sized(100))).hit).toBe(false);
     expect((await cache.serve('t1', 'i', sized(100))).hit).toBe(true);
+  });
+
+  it('compresses a page only when a client asks for its gzip, and once however many ask', async () => {
+    const compressed: string[] = [];
+    const compress = async (body: Buffer) => {
+      compressed.push(body.toString());
+      return Buffer.from(`gz ${body.toString()}`);
+    };
+    const cache = new PageCache(64 * 1024, 1000, compress);
+    cache.observe('t1');
+    const page = renderer('scans');
+    const first = await cache.serve('t1', 'k', page.render);
+    await cache.serve('t1', 'other', renderer('other').render);
+    expect(compressed).toEqual([]);
+    const again = await cache.serve('t1', 'k', page.render);
+    const gzips = await Promise.all([first.gzipped(), again.gzipped(), again.gzipped()]);
+    expect(gzips.map(String)).toEqual(['gz scans 1', 'gz scans 1', 'gz scans 1']);
+    expect(compressed).toEqual(['scans 1']);
+  });
+
+  it('counts a gzip made later within its byte budget', async () => {
+    const cache = new PageCache(8 * 100, 1000, async (body) => Buffer.alloc(body.length));
+    cache.observe('t1');
+    const sized = (n: number) => async () => ({ body: Buffer.alloc(n), live: false });
+    for (const key of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) await cache.serve('t1', key, sized(100));
+    expect((await cache.serve('t1', 'a', sized(100))).hit).toBe(true);
+    // Its gzip brings the kept bytes to 800 with `h`: within the budget; one more page is not.
+    await (await cache.serve('t1', 'g', sized(100))).gzipped();
+    expect((await cache.serve('t1', 'a', sized(100))).hit).toBe(true);
+    await cache.serve('t1', 'h', sized(100));
+    expect((await cache.serve('t1', 'a', sized(100))).hit).toBe(false);
   });
 });

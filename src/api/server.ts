@@ -16,7 +16,7 @@ import {
   type Store,
 } from '../store/index.js';
 import { PageCache } from './cache.js';
-import { acceptsGzip, gzipPage } from './encoding.js';
+import { acceptsGzip } from './encoding.js';
 import { ApiError, clientErrorHandler, errorHandler, requirePlainValues } from './errors.js';
 import { KeyChecks } from './key-checks.js';
 import { apiLogger } from './log.js';
@@ -182,7 +182,7 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
   /**
    * The page for this request: kept bytes when the team's page is cached under the store's
    * current token (after auth, limits and validation), otherwise rendered by `read`. Pages of a
-   * kilobyte or more are kept gzipped too, and sent so to clients that accept gzip.
+   * kilobyte or more are sent gzipped to clients that accept gzip, compressed once, for the first.
    */
   const page = async <T>(
     request: FastifyRequest,
@@ -195,20 +195,16 @@ async function v1Routes(v1: FastifyInstance, options: ApiOptions): Promise<void>
       reply.type('application/json; charset=utf-8');
       return payload.text;
     }
-    const { body, gzip, hit } = await cache.serve(
-      request.changeToken,
-      `${teamOf(request)}\n${request.url}`,
-      async () => {
-        const { payload, live } = await read();
-        const bytes = bytesOf(payload instanceof JsonText ? payload.text : reply.serialize(payload));
-        // Compressed with the rendering, so every later request, whatever it accepts, is a lookup.
-        return { body: bytes, gzip: await gzipPage(bytes), live };
-      },
-    );
+    const served = await cache.serve(request.changeToken, `${teamOf(request)}\n${request.url}`, async () => {
+      const { payload, live } = await read();
+      return { body: bytesOf(payload instanceof JsonText ? payload.text : reply.serialize(payload)), live };
+    });
     reply.type('application/json; charset=utf-8');
     reply.header('vary', 'Accept-Encoding');
-    if (hit) reply.header('x-cache', 'hit');
-    if (gzip === undefined || !acceptsGzip(request.headers['accept-encoding'])) return body;
+    if (served.hit) reply.header('x-cache', 'hit');
+    if (!acceptsGzip(request.headers['accept-encoding'])) return served.body;
+    const gzip = await served.gzipped();
+    if (gzip === undefined) return served.body;
     reply.header('content-encoding', 'gzip');
     return gzip;
   };
