@@ -41,6 +41,8 @@ const KEEP = process.env.KEYHOLE_BENCH_KEEP === '1';
 const KEPT_NAME = (process.env.KEYHOLE_BENCH_KEPT_NAME ?? '').replace(/[^a-z0-9]/g, '');
 /** Set to measure only the mix without the page cache (with `KEYHOLE_BENCH_CPU_PROF`, to profile it). */
 const MIX_ONLY = process.env.KEYHOLE_BENCH_MIX_ONLY === '1';
+/** With `KEYHOLE_BENCH_MIX_ONLY`, `KEYHOLE_BENCH_CACHE=on` measures the mix with the page cache instead. */
+const CACHES = MIX_ONLY ? [process.env.KEYHOLE_BENCH_CACHE === 'on'] : [true, false];
 /** With `KEYHOLE_BENCH_MIX_ONLY`, kinds to measure alone after the mix (`scan pages,retest pages`). */
 const ALSO_KINDS = (process.env.KEYHOLE_BENCH_KINDS ?? '')
   .split(',')
@@ -402,7 +404,7 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
     const { location } = database;
     const postgres = location.engine === 'postgres' ? new URL(location.url).pathname.slice(1) : undefined;
     const memory = location.engine === 'postgres' ? await postgresMemory(location.url) : '';
-    for (const cache of MIX_ONLY ? [false] : [true, false]) {
+    for (const cache of CACHES) {
       const server = await startServer({ kind: 'api', location: database.location, cache });
       try {
         const kinds: (Kind | undefined)[] = cache
