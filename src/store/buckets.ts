@@ -125,12 +125,13 @@ export async function locate(
 ): Promise<Place | undefined> {
   if (conn.engine === 'postgres') {
     const key = `${JSON.stringify(from)} ${teamId}`;
-    const kept = conn.kept?.read(key, () => daysNewestFirst(conn.db, teamId, from));
+    const tables = tablesRead(from);
+    const kept = conn.kept?.read(key, tables, () => daysNewestFirst(conn.db, teamId, from));
     if (kept === undefined) return placedByItsOwnQuery(teamId, offset, from);
     const place = placeIn(await kept, offset);
     if (place === undefined || place.skip < POSITION_STRIDE) return place;
     const day = place.before - BUCKET_MS;
-    const positions = conn.positions?.readWhenAskedAgain(`${key} ${day}`, () =>
+    const positions = conn.positions?.readWhenAskedAgain(`${key} ${day}`, tables, () =>
       dayPositions(conn.db, teamId, from, day),
     );
     const resumed = positions === undefined ? undefined : resumeAt(await positions, place.skip);
@@ -165,6 +166,15 @@ export function pastRow(key: RowKey): RawBuilder<SqlBool> {
 
 /** What a listing's day counts are read from: a bucket table, or the scans of some statuses. */
 type BucketSource = { table: BucketTableName } | { statuses: readonly string[] };
+
+/**
+ * The tables whose changes move what is read by `from`: the listing's own (its counts' tables
+ * are written by its triggers, in the same statements).
+ */
+function tablesRead(from: BucketSource): readonly string[] {
+  if ('statuses' in from) return ['scan'];
+  return from.table === 'scan_bucket' ? ['scan', 'scan_bucket'] : ['retest', 'retest_bucket'];
+}
 
 /** PostgreSQL's place while changes are not heard: expressions of the page's own query (see {@link locate}). */
 function placedByItsOwnQuery(teamId: string, offset: number, from: BucketSource): Place {

@@ -9,14 +9,14 @@ const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 5_000;
 /** How often a listener's heartbeat is announced, so it knows it still hears the channel. */
 const HEARTBEAT_MS = 2_000;
-/** A heartbeat's payload starts so; the triggers' notifications carry none. */
+/** A heartbeat's payload starts so; the triggers' notifications carry their table's name (none before 0027). */
 const HEARTBEAT = 'keyhole-heartbeat ';
 
 /**
  * One dedicated PostgreSQL connection that `LISTEN`s to the database's change channel (the
  * triggers of migration 0004 notify it after every statement that writes a table the API reads)
- * and calls `onChange` for each notification, and once each time it starts listening, since
- * anything may have changed while it was not.
+ * and calls `onChange` for each notification, with the table it names (0027), and once each time
+ * it starts listening, naming none, since anything may have changed while it was not.
  *
  * It counts as listening only while it hears itself: after `LISTEN` a heartbeat of its own is
  * announced on the channel through another connection (`announce`), as a change would be, and
@@ -46,7 +46,7 @@ export class ChangeListener {
 
   constructor(
     private readonly url: string,
-    private readonly onChange: () => void,
+    private readonly onChange: (table?: string) => void,
     options: {
       /** Notifies the channel with `payload` through a connection other than the listener's. */
       readonly announce: (payload: string) => Promise<void>;
@@ -107,7 +107,7 @@ export class ChangeListener {
   private heard(client: pg.Client, payload: string): void {
     if (this.client !== client) return;
     if (!payload.startsWith(HEARTBEAT)) {
-      this.onChange();
+      this.onChange(payload);
       return;
     }
     if (payload !== this.self) return;
@@ -165,18 +165,20 @@ export class ChangeWatch {
   ) {}
 
   /**
-   * The change counter's generation while changes are heard: equal generations then mean no
-   * change. Undefined while the listener connects or reconnects, and once closed.
+   * The change counter's generation (of `tables` only, when given) while changes are heard: equal
+   * generations then mean no change. Undefined while the listener connects or reconnects, and
+   * once closed.
    */
-  heardGeneration(): number | undefined {
+  heardGeneration(tables?: readonly string[]): number | undefined {
     if (this.closed) return undefined;
-    this.listener ??= new ChangeListener(this.url, () => this.counter.bump(), {
+    this.listener ??= new ChangeListener(this.url, (table) => this.counter.bump(table), {
       announce: async (payload) => {
         await sql`select pg_notify(${CHANGE_CHANNEL}, ${payload})`.execute(this.db);
       },
     });
     this.listener.start();
-    return this.listener.listening ? this.counter.generation : undefined;
+    if (!this.listener.listening) return undefined;
+    return tables === undefined ? this.counter.generation : this.counter.generationOf(tables);
   }
 
   async close(): Promise<void> {

@@ -15,16 +15,33 @@ import type {
  * A number that grows whenever the data may have changed: after each write this process commits
  * (bumped by {@link ChangeCountingDialect}) and each change another connection announces (bumped
  * by the change listener). Equal generations, while the listener is connected, mean no change.
+ *
+ * A change announced with its table (migration 0027) also moves that table's own number, so what
+ * is read from some tables only is kept across changes to others (a listing of retest results
+ * while scans record their progress); a change that names no table (this process's own commits,
+ * the listener starting again, triggers older than 0027) moves every table's.
  */
 export class ChangeCounter {
   private value = 0;
+  private everyTable = 0;
+  private readonly ofTable = new Map<string, number>();
 
   get generation(): number {
     return this.value;
   }
 
-  bump(): void {
+  /** A change to `table`, or to any table when it names none. */
+  bump(table?: string): void {
     this.value++;
+    if (table === undefined || table === '') this.everyTable++;
+    else this.ofTable.set(table, (this.ofTable.get(table) ?? 0) + 1);
+  }
+
+  /** A number that grows with every change to one of `tables`: equal numbers mean none changed. */
+  generationOf(tables: readonly string[]): number {
+    let generation = this.everyTable;
+    for (const table of tables) generation += this.ofTable.get(table) ?? 0;
+    return generation;
   }
 }
 

@@ -137,9 +137,9 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
   const reads = readsOn('each run');
   const readsPlannedOnce = readsOn('once');
   const watch = new ChangeWatch(location.url, changes, db);
-  const kept = new KeptCounts(() => watch.heardGeneration());
-  const keptSearches = new KeptCounts(() => watch.heardGeneration(), KEPT_SEARCHES);
-  const keptPositions = new KeptCounts(() => watch.heardGeneration(), KEPT_POSITIONS);
+  const kept = new KeptCounts((tables) => watch.heardGeneration(tables));
+  const keptSearches = new KeptCounts((tables) => watch.heardGeneration(tables), KEPT_SEARCHES);
+  const keptPositions = new KeptCounts((tables) => watch.heardGeneration(tables), KEPT_POSITIONS);
   return {
     engine: 'postgres',
     pool,

@@ -81,6 +81,9 @@ const BUCKET_CHARS = 3;
  */
 const SINCE_LAG_MS = 60_000;
 
+/** The tables whose changes move the findings' kept counts, positions and tallies (their counts' tables are written by `finding`'s triggers). */
+const FINDINGS = ['finding'];
+
 /** What the kept counts tell of a page before it is read (see `FindingPages.counts`). */
 interface Counted {
   readonly total: number;
@@ -415,7 +418,7 @@ export class FindingPages {
     const severities = filter.severities ?? [];
     const statuses = filter.statuses ?? [];
     const key = `finding_positions ${teamId} ${JSON.stringify([severities, statuses])} ${place.first}`;
-    const positions = this.conn.keptPositions.readWhenAskedAgain(key, async () => {
+    const positions = this.conn.keptPositions.readWhenAskedAgain(key, FINDINGS, async () => {
       const numbered = this.matching(teamId, { severities, statuses })
         .where('id', '<', `${place.first}w`)
         .where('id', '>=', place.first)
@@ -447,7 +450,7 @@ export class FindingPages {
     if (this.conn.engine === 'postgres') {
       const read = () => counts.orderBy('bucket', 'desc').execute();
       const key = `finding_bucket ${teamId} ${JSON.stringify([filter.severities ?? [], filter.statuses ?? []])}`;
-      return this.conn.kept.read(key, read) ?? read();
+      return this.conn.kept.read(key, FINDINGS, read) ?? read();
     }
     const row = await this.db
       .selectFrom(counts.as('counted'))
@@ -552,7 +555,7 @@ export class FindingPages {
     // Kept while no change is heard (see `KeptCounts`), as the pages of one search are read in
     // turn: a search's tally cost PostgreSQL more than its page (4–9 ms against 0.7–4 ms).
     const key = `finding_tally ${teamId} ${JSON.stringify([filter.search, filter.severities ?? [], filter.statuses ?? [], this.searchCandidates])}`;
-    return this.conn.keptSearches.read(key, read) ?? read();
+    return this.conn.keptSearches.read(key, FINDINGS, read) ?? read();
   }
 
   private matching(teamId: string, filter: TeamFindingFilter) {

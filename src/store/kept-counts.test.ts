@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent } from '../event/index.js';
+import { ChangeCounter } from './changes.js';
 import { KeptCounts } from './kept-counts.js';
+import type { ScanStatus } from './model.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests } from './testing/retest-rows.js';
@@ -10,7 +12,7 @@ describe('counts kept while the store is unchanged', () => {
   function counted(generation: { value: number | undefined }) {
     const kept = new KeptCounts(() => generation.value);
     let loads = 0;
-    const read = (key: string) => kept.read(key, async () => `${key} #${++loads}`);
+    const read = (key: string) => kept.read(key, ['retest'], async () => `${key} #${++loads}`);
     return { kept, read, loads: () => loads };
   }
 
@@ -48,18 +50,35 @@ describe('counts kept while the store is unchanged', () => {
         finish = resolve;
       });
     };
-    const first = kept.read('a', load);
-    const second = kept.read('a', load);
+    const first = kept.read('a', ['retest'], load);
+    const second = kept.read('a', ['retest'], load);
     finish(42);
     expect([await first, await second, loads]).toEqual([42, 42, 1]);
   });
 
   it('does not keep a load that failed', async () => {
     const kept = new KeptCounts(() => 1);
-    await expect(kept.read('a', () => Promise.reject(new Error('connection lost')))).rejects.toThrow(
-      'connection lost',
-    );
-    expect(await kept.read('a', async () => 'read again')).toBe('read again');
+    await expect(
+      kept.read('a', ['retest'], () => Promise.reject(new Error('connection lost'))),
+    ).rejects.toThrow('connection lost');
+    expect(await kept.read('a', ['retest'], async () => 'read again')).toBe('read again');
+  });
+
+  it('keeps a key across changes to tables it does not read, and loads it again at a change to one it does', async () => {
+    const counter = new ChangeCounter();
+    const kept = new KeptCounts((tables) => counter.generationOf(tables));
+    let loads = 0;
+    const read = () => kept.read('team-1 retest', ['retest', 'retest_bucket'], async () => ++loads);
+    expect(await read()).toBe(1);
+    counter.bump('scan');
+    counter.bump('finding');
+    expect(await read()).toBe(1);
+    counter.bump('retest_bucket');
+    expect(await read()).toBe(2);
+    // A change that names no table (this process's own commit, older triggers) may be to any.
+    counter.bump();
+    expect(await read()).toBe(3);
+    expect(counter.generation).toBe(4);
   });
 
   it('forgets the key read longest ago past 1,024 keys', async () => {
@@ -205,6 +224,54 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
     );
   });
 
+  it('keeps what it read of retest results while other tables change, and reads again once they change', async () => {
+    await heard();
+    const connection = store.connection;
+    if (connection.engine !== 'postgres') throw new Error('a PostgreSQL store');
+    const notified: string[] = [];
+    const listening = new pg.Client({
+      connectionString: database.location.engine === 'postgres' ? database.location.url : '',
+    });
+    await listening.connect();
+    try {
+      listening.on('notification', (message) => notified.push(message.payload ?? ''));
+      await listening.query('listen keyhole_change');
+      const before = await page(2_600);
+      await unannounced(async () => {
+        await raw.query(
+          `delete from retest where id in (select id from retest where team_id = $1 order by created_at desc limit 10)`,
+          [team],
+        );
+        await raw.query(
+          'update retest_bucket set n = n - 10 where team_id = $1 and bucket = (select max(bucket) from retest_bucket where team_id = $1)',
+          [team],
+        );
+      });
+      expect(await page(2_600)).toEqual(before);
+      // Another process records a scan: its notifications name the scan's tables only.
+      const generation = connection.watch.heardGeneration() ?? 0;
+      await other.scans.create({ teamId: team, name: 'meanwhile', status: 'uploaded' });
+      await until(
+        async () => (connection.watch.heardGeneration() ?? 0) > generation,
+        'the scan’s change is heard',
+      );
+      expect(notified.filter((table) => !table.startsWith('keyhole-heartbeat'))).toEqual(
+        expect.arrayContaining(['scan']),
+      );
+      expect(notified).not.toContain('retest');
+      expect(await page(2_600)).toEqual(before);
+      expect(await page(2_600)).not.toEqual(await plainOffset(2_600));
+      // A change that names retest results: read again.
+      await raw.query("select pg_notify('keyhole_change', 'retest')");
+      await until(
+        async () => JSON.stringify(await page(2_600)) === JSON.stringify(await plainOffset(2_600)),
+        'the page follows the change to retest results',
+      );
+    } finally {
+      await listening.end();
+    }
+  });
+
   it('follows findings another process records once their change is heard, and this process’s own at once', async () => {
     await heard();
     const totals = async () =>
@@ -311,6 +378,58 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
       }
     });
 
+    it('keeps a deep page’s counts of scans while other tables change, and reads them again once scans do', async () => {
+      await heard();
+      const connection = store.connection;
+      if (connection.engine !== 'postgres') throw new Error('a PostgreSQL store');
+      // By status: the counts of `scan_status_bucket`, which triggers keep (the rows were written
+      // directly, without the store's own counts of `scan_bucket`).
+      const filters: ScanStatus[][] = [['finished', 'failed'], ['finished']];
+      const pages = async () =>
+        Promise.all(
+          filters.map(async (statuses) =>
+            (await store.scans.list(named, { offset: 3_000, limit: 10, statuses })).map((scan) => scan.id),
+          ),
+        );
+      const plainPages = async () =>
+        Promise.all(
+          filters.map(async (statuses) => {
+            const rows = await store.connection.db
+              .selectFrom('scan')
+              .select('id')
+              .where('team_id', '=', named)
+              .where('status', 'in', statuses)
+              .orderBy('created_at', 'desc')
+              .orderBy('id', 'desc')
+              .limit(10)
+              .offset(3_000)
+              .execute();
+            return rows.map((row) => row.id);
+          }),
+        );
+      expect(await pages()).toEqual(await plainPages());
+      const before = await pages();
+      // A newer scan, unannounced (its counts' triggers still count it): only kept counts miss it.
+      await unannounced(async () => {
+        await raw.query(
+          `insert into scan (id, team_id, name, name_folded, status, created_at, updated_at)
+           values ('scan-deep-newest', $1, 'deep newest', 'deep newest', 'finished', $2, $2)`,
+          [named, start + 61 * DAY],
+        );
+      });
+      expect(await pages()).toEqual(before);
+      expect(await plainPages()).not.toEqual(before);
+      const generation = connection.watch.heardGeneration() ?? 0;
+      await raw.query("select pg_notify('keyhole_change', 'finding')");
+      await until(async () => (connection.watch.heardGeneration() ?? 0) > generation, 'the change is heard');
+      expect(await pages()).toEqual(before);
+      await raw.query("select pg_notify('keyhole_change', 'scan')");
+      await until(
+        async () => JSON.stringify(await pages()) === JSON.stringify(await plainPages()),
+        'the pages follow the change to scans',
+      );
+    });
+
     it('keeps a search’s matches while nothing is announced, and finds them again once a change is', async () => {
       await heard();
       const before = await search('needle', 0);
@@ -325,7 +444,14 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
       });
       expect(await search('needle', 0)).toEqual(before);
       expect(await plainSearch('needle', 0)).toEqual(['scan-newest', ...before.slice(0, 9)]);
-      await raw.query('notify keyhole_change');
+      // A change to another table leaves them kept; one to the scans does not.
+      const connection = store.connection;
+      if (connection.engine !== 'postgres') throw new Error('a PostgreSQL store');
+      const generation = connection.watch.heardGeneration() ?? 0;
+      await raw.query("select pg_notify('keyhole_change', 'retest')");
+      await until(async () => (connection.watch.heardGeneration() ?? 0) > generation, 'the change is heard');
+      expect(await search('needle', 0)).toEqual(before);
+      await raw.query("select pg_notify('keyhole_change', 'scan')");
       await until(
         async () =>
           JSON.stringify(await search('needle', 0)) === JSON.stringify(await plainSearch('needle', 0)),

@@ -20,17 +20,19 @@ export class KeptCounts {
   >();
 
   constructor(
-    private readonly generation: () => number | undefined,
+    /** The generation of the tables named, undefined while changes are not heard. */
+    private readonly generation: (tables: readonly string[]) => number | undefined,
     private readonly most = MOST_KEPT,
   ) {}
 
   /**
    * The counts of `key` (which must name everything `load` reads by: team, table, filter) as kept
-   * for the current generation, or loaded by `load` and kept; undefined while changes are not
-   * heard. A load that fails is not kept. Calls of one key and generation share one load.
+   * while no change to `tables` (every table `load` reads) is heard, or loaded by `load` and kept;
+   * undefined while changes are not heard. A load that fails is not kept. Calls of one key and
+   * generation share one load.
    */
-  read<T>(key: string, load: () => Promise<T>): Promise<T> | undefined {
-    const generation = this.generation();
+  read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> | undefined {
+    const generation = this.generation(tables);
     if (generation === undefined) return undefined;
     const found = this.kept.get(key);
     if (found?.value !== undefined && found.generation === generation) {
@@ -45,8 +47,12 @@ export class KeptCounts {
    * a generation answers undefined (the caller goes without) and only a second ask loads it. A
    * store whose every change is followed by one read then never pays for a load it does not use.
    */
-  readWhenAskedAgain<T>(key: string, load: () => Promise<T>): Promise<T> | undefined {
-    const generation = this.generation();
+  readWhenAskedAgain<T>(
+    key: string,
+    tables: readonly string[],
+    load: () => Promise<T>,
+  ): Promise<T> | undefined {
+    const generation = this.generation(tables);
     if (generation === undefined) return undefined;
     const found = this.kept.get(key);
     if (found === undefined || found.generation !== generation) {

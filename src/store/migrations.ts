@@ -31,6 +31,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0024_retest_served_fields': { up: retestServedFields },
   '0025_scan_lists_compact': { up: scanListsCompact },
   '0026_finding_served_head': { up: findingServedHead },
+  '0027_change_notifications_name_table': { up: changeNotificationsNameTable },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -260,8 +261,9 @@ async function scanChunks(db: Kysely<any>): Promise<void> {
 /**
  * PostgreSQL: after every statement that writes a table the API reads, `pg_notify` the change
  * channel, so a server can tell that its cached pages are stale without asking the database on
- * every request. The payload is constant, so a transaction notifies once however many statements
- * it runs; notifications are delivered at commit, and only to listeners on the same database.
+ * every request. The payload is constant (the table's name since 0027), so a transaction notifies
+ * once (per table) however many statements it runs; notifications are delivered at commit, and
+ * only to listeners on the same database.
  * `scan_chunk` (work-queue leases, renewed often) is left out: the API shows a chunk's effect
  * through the `scan` row updated in the same transaction. SQLite: nothing (its change token needs
  * no trigger).
@@ -1001,6 +1003,22 @@ async function scanListsCompact(db: Kysely<unknown>): Promise<void> {
  */
 async function findingServedHead(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('finding').addColumn('served_head', 'text').execute();
+}
+
+/**
+ * 0027: PostgreSQL's change notifications name the table written (`TG_TABLE_NAME`), so a server
+ * keeps what it read from other tables across the change (see `ChangeCounter`): counts of retest
+ * results stay kept while scans record their progress. A transaction then notifies once per table
+ * it wrote rather than once. A server older than this migration takes any payload as a change to
+ * every table, as before.
+ */
+async function changeNotificationsNameTable(db: Kysely<unknown>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`create or replace function keyhole_notify_change() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('keyhole_change', TG_TABLE_NAME);
+      return null;
+    end $$`.execute(db);
 }
 
 /** A day in milliseconds, as the bucket tables count them (see buckets.ts). */

@@ -33,7 +33,7 @@ describe('what is loaded only when asked again', () => {
     const generation = { value: 1 };
     const kept = new KeptCounts(() => generation.value);
     let loads = 0;
-    const ask = () => kept.readWhenAskedAgain('day', async () => ++loads);
+    const ask = () => kept.readWhenAskedAgain('day', ['retest'], async () => ++loads);
     expect(ask()).toBeUndefined();
     expect(await ask()).toBe(1);
     expect(await ask()).toBe(1);
@@ -46,7 +46,8 @@ describe('what is loaded only when asked again', () => {
   it('asks nothing while changes are not heard', () => {
     const kept = new KeptCounts(() => undefined);
     let loads = 0;
-    for (let i = 0; i < 3; i++) expect(kept.readWhenAskedAgain('day', async () => ++loads)).toBeUndefined();
+    for (let i = 0; i < 3; i++)
+      expect(kept.readWhenAskedAgain('day', ['retest'], async () => ++loads)).toBeUndefined();
     expect(loads).toBe(0);
   });
 });

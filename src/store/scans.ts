@@ -437,7 +437,7 @@ export class Scans {
     if (this.conn.engine !== 'postgres') return undefined;
     const statuses = query.statuses ?? [];
     const key = `scan_matches ${teamId} ${JSON.stringify([query.search ?? '', [...statuses].sort()])}`;
-    const matches = this.conn.keptSearches.readWhenAskedAgain(key, async () => {
+    const matches = this.conn.keptSearches.readWhenAskedAgain(key, ['scan'], async () => {
       const reads = { engine: this.conn.engine, db: this.conn.readsPlannedOnce };
       const spans = await searchSpans(reads, teamId, query.search ?? '');
       if (spans === undefined) return undefined;
