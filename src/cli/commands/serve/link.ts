@@ -5,7 +5,7 @@
  * each key's request count (its rate limit holds for the whole server, see rate-leases.ts in the
  * API). The others ask for them.
  *
- * Hand-written over `process.send` rather than a library: four questions, one answer each.
+ * Hand-written over `process.send` rather than a library: five questions, one answer each.
  */
 import {
   type GivenBack,

@@ -12,7 +12,7 @@ import { Sessions } from '../../../dashboard/index.js';
 import { ExitCode, UserError } from '../../exit.js';
 import type { CliIo } from '../../io.js';
 import type { ServeFlags } from './command.js';
-import { type Asks, answer, FLAGS_VARIABLE, type FromServing, isOurs, type Kept } from './link.js';
+import { type Asks, answer, FLAGS_VARIABLE, type FromServing, isOurs, type Kept, type Stop } from './link.js';
 import { serverUrl, stopRequested } from './listen.js';
 
 /** More unexpected ends than this within {@link RESTART_WINDOW_MS} stop the server. */
@@ -48,7 +48,6 @@ export async function serveProcesses(
 /** The serving processes, and what the first process keeps for them. */
 class Flock {
   private readonly kept: Kept;
-  private readonly serving = new Set<Worker>();
   /** Those that said they listen: only they have the channel open to a stop. */
   private readonly listening = new Set<Worker>();
   private readonly exited = new Map<Worker, Promise<void>>();
@@ -101,7 +100,6 @@ class Flock {
       ...this.io.env,
       [FLAGS_VARIABLE]: JSON.stringify(this.options),
     });
-    this.serving.add(worker);
     let failed: UserError | undefined;
     const listening = new Promise<number>((resolve, reject) => {
       worker.on('message', (message: unknown) => {
@@ -135,7 +133,6 @@ class Flock {
       worker,
       new Promise((resolve) =>
         worker.once('exit', (code, signal) => {
-          this.serving.delete(worker);
           this.listening.delete(worker);
           this.exited.delete(worker);
           resolve();
@@ -168,7 +165,7 @@ class Flock {
 }
 
 function tellToStop(worker: Worker): void {
-  if (worker.isConnected()) worker.send({ keyhole: 'stop' });
+  if (worker.isConnected()) worker.send({ keyhole: 'stop' } satisfies Stop);
 }
 
 function endOf(code: number | null, signal: string | null): string {
