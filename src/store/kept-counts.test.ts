@@ -378,7 +378,7 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
       }
     });
 
-    it('keeps a deep page’s counts of scans while other tables change, and reads them again once scans do', async () => {
+    it('keeps a deep page’s counts of scans while scans’ progress and other tables change, and reads them again once a status is set', async () => {
       await heard();
       const connection = store.connection;
       if (connection.engine !== 'postgres') throw new Error('a PostgreSQL store');
@@ -419,11 +419,19 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
       });
       expect(await pages()).toEqual(before);
       expect(await plainPages()).not.toEqual(before);
+      // Another process records a scan's progress and findings: no column the counts read.
       const generation = connection.watch.heardGeneration() ?? 0;
+      await raw.query(
+        `update scan set updated_at = updated_at + 1, severity_high = severity_high + 1 where id = 'scan-00042'`,
+      );
       await raw.query("select pg_notify('keyhole_change', 'finding')");
-      await until(async () => (connection.watch.heardGeneration() ?? 0) > generation, 'the change is heard');
+      await until(
+        async () => (connection.watch.heardGeneration() ?? 0) >= generation + 2,
+        'the changes are heard',
+      );
       expect(await pages()).toEqual(before);
-      await raw.query("select pg_notify('keyhole_change', 'scan')");
+      // A status set, even to the same: read again.
+      await raw.query(`update scan set status = status, updated_at = updated_at + 1 where id = 'scan-00042'`);
       await until(
         async () => JSON.stringify(await pages()) === JSON.stringify(await plainPages()),
         'the pages follow the change to scans',

@@ -1011,6 +1011,12 @@ async function findingServedHead(db: Kysely<unknown>): Promise<void> {
  * results stay kept while scans record their progress. A transaction then notifies once per table
  * it wrote rather than once. A server older than this migration takes any payload as a change to
  * every table, as before.
+ *
+ * A scan's row is updated all along its run (its progress, its findings' severity counts), but
+ * what listings keep of scans (counts per day and status, positions, a search's matches) reads
+ * only its team, name, status and creation time: an update that sets none of them is announced
+ * as `scan fields`, which no kept count reads (the page cache's token moves with it all the same),
+ * and one that sets any of them as `scan`.
  */
 async function changeNotificationsNameTable(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
@@ -1019,7 +1025,21 @@ async function changeNotificationsNameTable(db: Kysely<unknown>): Promise<void> 
       perform pg_notify('keyhole_change', TG_TABLE_NAME);
       return null;
     end $$`.execute(db);
+  await sql`create function keyhole_notify_fields() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('keyhole_change', TG_TABLE_NAME || ' fields');
+      return null;
+    end $$`.execute(db);
+  await sql`drop trigger scan_notify_change on scan`.execute(db);
+  await sql`create trigger scan_notify_change
+    after insert or delete or truncate or update of ${sql.raw(SCAN_KEPT_COLUMNS.join(', '))} on scan
+    for each statement execute function keyhole_notify_change()`.execute(db);
+  await sql`create trigger scan_notify_fields after update on scan
+    for each statement execute function keyhole_notify_fields()`.execute(db);
 }
+
+/** The columns of a scan what listings keep is read by (see buckets.ts, search.ts, positions.ts). */
+const SCAN_KEPT_COLUMNS = ['id', 'team_id', 'name', 'name_folded', 'status', 'created_at'];
 
 /** A day in milliseconds, as the bucket tables count them (see buckets.ts). */
 const DAY_MS = 86_400_000;
