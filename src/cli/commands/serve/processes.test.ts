@@ -112,7 +112,7 @@ class Serving {
   }
 }
 
-function alive(pid: number): boolean {
+function alivePid(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -162,7 +162,7 @@ describe('keyhole serve --processes', () => {
       expect(serving.servingPids()).toHaveLength(2);
       expect(await serving.stop()).toBe(0);
       expect(serving.lines().filter((line) => line.msg === 'stopped')).toHaveLength(1);
-      for (const pid of serving.servingPids()) expect(alive(pid)).toBe(false);
+      for (const pid of serving.servingPids()) expect(alivePid(pid)).toBe(false);
       expect(serving.logs).not.toContain(key);
     } finally {
       await serving.stop();
@@ -209,8 +209,31 @@ describe('keyhole serve --processes', () => {
     } finally {
       expect(await serving.stop()).toBe(0);
     }
-    for (const pid of serving.servingPids()) expect(alive(pid)).toBe(false);
+    for (const pid of serving.servingPids()) expect(alivePid(pid)).toBe(false);
   });
+
+  it('stops with exit code 2 when its processes keep ending', async () => {
+    const serving = new Serving(['--db', db, '--processes', '2'], dir);
+    try {
+      await serving.url();
+      for (let ended = 1; ended <= 6; ended++) {
+        const alive = serving.servingPids().filter(alivePid);
+        process.kill(alive[0] ?? 0, 'SIGKILL');
+        if (ended < 6)
+          await until(async () => (serving.servingPids().length === 2 + ended ? true : undefined));
+      }
+      expect(await serving.exited).toBe(2);
+      expect(serving.errors).toBe(
+        'error: serving processes ended 6 times within a minute (the last: signal SIGKILL); the server stopped\n',
+      );
+      expect(
+        serving.lines().filter((line) => line.msg === 'serving processes keep ending; stopping the server'),
+      ).toHaveLength(1);
+      for (const pid of serving.servingPids()) expect(alivePid(pid)).toBe(false);
+    } finally {
+      await serving.stop();
+    }
+  }, 90_000);
 
   it('reports a port in use once, before it serves, with exit code 1', async () => {
     const first = new Serving(['--db', db, '--processes', '2'], dir);
