@@ -1,13 +1,5 @@
-export { type RateCount, type RateCounts, WindowCounts } from './rate-counts.js';
-export {
-  type GivenBack,
-  LEASE_MS,
-  type Lease,
-  type LeaseAsk,
-  LeasedCounts,
-  type LeaseKeeper,
-  RateLeases,
-} from './rate-leases.js';
+export type { RateCounts } from './rate-counts.js';
+export { type GivenBack, type Lease, type LeaseAsk, LeasedCounts, RateLeases } from './rate-leases.js';
 export {
   type ScanRequestBody,
   ScanRequestError,
