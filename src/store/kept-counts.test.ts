@@ -6,7 +6,7 @@ import { KeptCounts } from './kept-counts.js';
 import type { ScanStatus } from './model.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
-import { insertRetests } from './testing/retest-rows.js';
+import { insertRetests, plainRetestPage } from './testing/retest-rows.js';
 
 describe('counts kept while the store is unchanged', () => {
   function counted(generation: { value: number | undefined }) {
@@ -143,18 +143,7 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
     await database?.drop();
   });
 
-  async function plainOffset(offset: number): Promise<string[]> {
-    const rows = await store.connection.db
-      .selectFrom('retest')
-      .select('id')
-      .where('team_id', '=', team)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(20)
-      .offset(offset)
-      .execute();
-    return rows.map((row) => row.id);
-  }
+  const plainOffset = (offset: number) => plainRetestPage(store.connection.db, team, offset, 20);
 
   async function page(offset: number): Promise<string[]> {
     return (await store.retests.list(team, { offset, limit: 20 })).map((r) => r.id);
@@ -184,6 +173,20 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
     }
   }
 
+  /** The team's `n` newest retest results go, with their day's count, unannounced. */
+  async function dropNewestUnannounced(n: number): Promise<void> {
+    await unannounced(async () => {
+      await raw.query(
+        `delete from retest where id in (select id from retest where team_id = $1 order by created_at desc limit ${n})`,
+        [team],
+      );
+      await raw.query(
+        `update retest_bucket set n = n - ${n} where team_id = $1 and bucket = (select max(bucket) from retest_bucket where team_id = $1)`,
+        [team],
+      );
+    });
+  }
+
   async function until(check: () => Promise<boolean>, what: string): Promise<void> {
     for (let waited = 0; !(await check()); waited += 20) {
       if (waited > 5_000) throw new Error(`${what} within 5 s`);
@@ -204,16 +207,7 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
     const before = await page(2_500);
     // Ten results of the newest day go, unannounced: the kept counts no longer match the rows,
     // which only keeping them explains.
-    await unannounced(async () => {
-      await raw.query(
-        `delete from retest where id in (select id from retest where team_id = $1 order by created_at desc limit 10)`,
-        [team],
-      );
-      await raw.query(
-        'update retest_bucket set n = n - 10 where team_id = $1 and bucket = (select max(bucket) from retest_bucket where team_id = $1)',
-        [team],
-      );
-    });
+    await dropNewestUnannounced(10);
     const stale = await page(2_500);
     expect(stale).not.toEqual(await plainOffset(2_500));
     expect(stale).toEqual(before);
@@ -237,16 +231,7 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
       listening.on('notification', (message) => notified.push(message.payload ?? ''));
       await listening.query('listen keyhole_change');
       const before = await page(2_600);
-      await unannounced(async () => {
-        await raw.query(
-          `delete from retest where id in (select id from retest where team_id = $1 order by created_at desc limit 10)`,
-          [team],
-        );
-        await raw.query(
-          'update retest_bucket set n = n - 10 where team_id = $1 and bucket = (select max(bucket) from retest_bucket where team_id = $1)',
-          [team],
-        );
-      });
+      await dropNewestUnannounced(10);
       expect(await page(2_600)).toEqual(before);
       // Another process records a scan: its notifications name the scan's tables only.
       const generation = connection.watch.heardGeneration() ?? 0;

@@ -8,7 +8,7 @@ import type { ScanStatus, VulnStatus } from './model.js';
 import { POSITION_STRIDE, resumeAt } from './positions.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
-import { insertRetests } from './testing/retest-rows.js';
+import { insertRetests, plainRetestPage } from './testing/retest-rows.js';
 import { insertScans } from './testing/scan-rows.js';
 import { chunks } from './tx.js';
 
@@ -136,18 +136,8 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
   const OFFSETS = [2_000, 2_110, 2_100 + POSITION_STRIDE, 2_100 + 3 * POSITION_STRIDE + 7, 3_400];
 
   /** The team's retest results at `offset`, as a plain `OFFSET` reads them. */
-  async function plainRetests(offset: number, limit: number): Promise<string[]> {
-    const rows = await store.connection.db
-      .selectFrom('retest')
-      .select('id')
-      .where('team_id', '=', team)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    return rows.map((r) => r.id);
-  }
+  const plainRetests = (offset: number, limit: number) =>
+    plainRetestPage(store.connection.db, team, offset, limit);
 
   /** The team's scans of `statuses` (any, when none) at `offset`, as a plain `OFFSET` reads them. */
   async function plainScans(

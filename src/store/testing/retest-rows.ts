@@ -52,3 +52,22 @@ export async function insertRetests(
     select team_id, (created_at / ${day}) * ${day}, count(*) from retest where team_id = ${of.team}
     group by 1, 2`.execute(db);
 }
+
+/** The ids of the team's retest results at `offset`, as a plain `OFFSET` reads them (newest first). */
+export async function plainRetestPage(
+  db: Kysely<Database>,
+  team: string,
+  offset: number,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('retest')
+    .select('id')
+    .where('team_id', '=', team)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map((row) => row.id);
+}
