@@ -23,18 +23,26 @@ export interface ServedPage {
  */
 class Entry {
   private gzip: Promise<Buffer | undefined> | undefined;
+  /** The bytes it holds: its body, and its gzip once made. */
+  bytes: number;
 
   constructor(
+    readonly key: string,
     readonly body: Buffer,
     readonly live: boolean,
     readonly at: number,
     private readonly compress: (body: Buffer) => Promise<Buffer | undefined>,
     private readonly onCompressed: (entry: Entry, bytes: number) => void,
-  ) {}
+  ) {
+    this.bytes = body.length;
+  }
 
   gzipped(): Promise<Buffer | undefined> {
     this.gzip ??= this.compress(this.body).then((gzip) => {
-      if (gzip !== undefined) this.onCompressed(this, gzip.length);
+      if (gzip !== undefined) {
+        this.bytes += gzip.length;
+        this.onCompressed(this, gzip.length);
+      }
       return gzip;
     });
     return this.gzip;
@@ -55,8 +63,6 @@ export class PageCache {
   private token = '';
   private readonly pages = new Map<string, Entry>();
   private readonly rendering = new Map<string, Promise<Entry>>();
-  /** Each kept page's bytes, its gzip included once made. */
-  private readonly sizes = new Map<Entry, number>();
   private bytes = 0;
 
   constructor(
@@ -71,7 +77,6 @@ export class PageCache {
     this.token = token;
     this.pages.clear();
     this.rendering.clear();
-    this.sizes.clear();
     this.bytes = 0;
   }
 
@@ -92,7 +97,7 @@ export class PageCache {
     }
     const pending = token === this.token ? this.rendering.get(key) : undefined;
     if (pending !== undefined) return served(await pending, true);
-    const rendered = render().then((page) => this.entryOf(page));
+    const rendered = render().then((page) => this.entryOf(key, page));
     if (token !== this.token) return served(await rendered, false);
     this.rendering.set(key, rendered);
     try {
@@ -104,43 +109,38 @@ export class PageCache {
     }
   }
 
-  private entryOf(page: RenderedPage): Entry {
-    return new Entry(page.body, page.live, Date.now(), this.compress, (entry, bytes) =>
+  private entryOf(key: string, page: RenderedPage): Entry {
+    return new Entry(key, page.body, page.live, Date.now(), this.compress, (entry, bytes) =>
       this.grown(entry, bytes),
     );
   }
 
   private keep(key: string, entry: Entry): void {
-    const size = entry.body.length;
-    if (size > this.maxBytes / 8) return;
+    if (entry.bytes > this.maxBytes / 8) return;
     const previous = this.pages.get(key);
-    if (previous !== undefined) this.drop(key, previous);
-    this.makeRoom(size);
+    if (previous !== undefined) this.drop(previous);
+    this.makeRoom(entry.bytes);
     this.pages.set(key, entry);
-    this.sizes.set(entry, size);
-    this.bytes += size;
+    this.bytes += entry.bytes;
   }
 
-  /** A kept page's gzip was made: counted with it, older pages dropped to make room. */
+  /** A page's gzip was made: counted if the page is kept, older pages dropped to make room. */
   private grown(entry: Entry, bytes: number): void {
-    const size = this.sizes.get(entry);
-    if (size === undefined) return;
-    this.sizes.set(entry, size + bytes);
+    if (this.pages.get(entry.key) !== entry) return;
     this.bytes += bytes;
     this.makeRoom(0);
   }
 
   private makeRoom(size: number): void {
     while (this.bytes + size > this.maxBytes && this.pages.size > 0) {
-      const [oldest, entry] = this.pages.entries().next().value as [string, Entry];
-      this.drop(oldest, entry);
+      const oldest = this.pages.values().next().value as Entry;
+      this.drop(oldest);
     }
   }
 
-  private drop(key: string, entry: Entry): void {
-    this.pages.delete(key);
-    this.bytes -= this.sizes.get(entry) ?? 0;
-    this.sizes.delete(entry);
+  private drop(entry: Entry): void {
+    this.pages.delete(entry.key);
+    this.bytes -= entry.bytes;
   }
 }
 

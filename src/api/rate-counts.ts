@@ -83,10 +83,15 @@ export class WindowCounts implements RateCounts {
   }
 }
 
-/** `@fastify/rate-limit`'s store over `counts`. */
+/** `@fastify/rate-limit`'s store over `counts`: the plugin constructs it, and every route shares it. */
 export function rateLimitStore(counts: RateCounts): FastifyRateLimitStoreCtor {
-  const store: FastifyRateLimitStore = {
-    incr(key, callback, timeWindow, max) {
+  return class CountsStore implements FastifyRateLimitStore {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: RateCount) => void,
+      timeWindow: number,
+      max: number,
+    ): void {
       try {
         const counted = counts.count(key, timeWindow, max);
         if (counted instanceof Promise) counted.then((result) => callback(null, result), callback);
@@ -94,13 +99,10 @@ export function rateLimitStore(counts: RateCounts): FastifyRateLimitStoreCtor {
       } catch (error) {
         callback(error as Error);
       }
-    },
-    child: () => store,
-  };
-  return class {
-    constructor() {
-      // biome-ignore lint/correctness/noConstructorReturn: the plugin constructs its store with `new`; every route shares one.
-      return store;
     }
-  } as unknown as FastifyRateLimitStoreCtor;
+
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
 }
