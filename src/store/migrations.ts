@@ -32,6 +32,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0025_scan_lists_compact': { up: scanListsCompact },
   '0026_finding_served_head': { up: findingServedHead },
   '0027_change_notifications_name_table': { up: changeNotificationsNameTable },
+  '0028_served_texts_kept_inline': { up: servedTextsKeptInline },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -1037,6 +1038,59 @@ async function changeNotificationsNameTable(db: Kysely<unknown>): Promise<void> 
   await sql`create trigger scan_notify_fields after update on scan
     for each statement execute function keyhole_notify_fields()`.execute(db);
 }
+
+/**
+ * 0028: PostgreSQL keeps the texts a page of findings or retest results is read from in the row,
+ * and moves the events out of it instead. With the default storage (`extended`) for every text,
+ * the toaster moved the largest compressed value out of a large row first, often `served_fields`,
+ * so every result of a page cost a lookup in the TOAST table's index and a read of its heap
+ * (PostgreSQL's CPU for a page of 50 retest results 0.56–0.67 → 0.42–0.47 ms, measured,
+ * BENCHMARKS.md); and while the row was still over its target, every text longer than a TOAST
+ * pointer went too (a finding's `vuln_hash`). Storage `main` for every text but the events: each
+ * compressed when the row is large, moved out only when the row would not fit a page otherwise.
+ * Rows written before keep their layout until rewritten (`VACUUM FULL`, then `VACUUM`, see
+ * docs/store-and-api.md). SQLite keeps every value in its row: nothing to do.
+ */
+async function servedTextsKeptInline(db: Kysely<unknown>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  for (const [table, columns] of Object.entries(KEPT_IN_ROW)) {
+    const altered = columns.map((column) => `alter column ${column} set storage main`).join(', ');
+    await sql.raw(`alter table ${table} ${altered}`).execute(db);
+  }
+}
+
+/** The texts of the tables 0028 keeps in the row: all but the events, which pages never read. */
+const KEPT_IN_ROW = {
+  finding: [
+    'id',
+    'team_id',
+    'scan_id',
+    'vuln_hash',
+    'vuln_status',
+    'severity',
+    'template_id',
+    'template_path',
+    'template_url',
+    'template_hash',
+    'target',
+    'served_fields',
+    'served_head',
+  ],
+  retest: [
+    'id',
+    'team_id',
+    'finding_id',
+    'scan_id',
+    'target',
+    'template_id',
+    'template_path',
+    'template_url',
+    'template_hash',
+    'result_type',
+    'vuln_status',
+    'served_fields',
+  ],
+};
 
 /** The columns of a scan what listings keep is read by (see buckets.ts, search.ts, positions.ts). */
 const SCAN_KEPT_COLUMNS = ['id', 'team_id', 'name', 'name_folded', 'status', 'created_at'];

@@ -94,6 +94,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0025_scan_lists_compact',
       '0026_finding_served_head',
       '0027_change_notifications_name_table',
+      '0028_served_texts_kept_inline',
     ]);
   });
   afterAll(async () => {
