@@ -147,8 +147,22 @@ export class FindingPages {
     window: { offset: number; limit: number },
     counted?: Counted,
   ) {
+    const pages = this.pagesOf(filter);
+    if (this.conn.engine === 'postgres' && countedByBucket(filter)) {
+      // The page's first finding is found on the team's index (the skipped entries' rows are never
+      // read), and the page read on from it along the same index, which holds the severity and
+      // status the filter checks: its rows in one walk rather than a descent of the primary key's
+      // index each (see `Retests.pageRows`). Past the last match the first is null, and no id
+      // compares with it.
+      const first = await this.pageIds(teamId, filter, { ...window, limit: 1 }, counted);
+      return this.matching(teamId, filter, pages)
+        .selectAll()
+        .where(sql<SqlBool>`id <= ${first}`)
+        .orderBy('id', 'desc')
+        .limit(window.limit);
+    }
     const ids = await this.pageIds(teamId, filter, window, counted);
-    return this.pagesOf(filter)
+    return pages
       .selectFrom('finding')
       .selectAll()
       .where(idAmong(this.conn.engine, ids))
@@ -558,8 +572,8 @@ export class FindingPages {
     return this.conn.keptSearches.read(key, FINDINGS, read) ?? read();
   }
 
-  private matching(teamId: string, filter: TeamFindingFilter) {
-    let query = this.db.selectFrom('finding').where('team_id', '=', teamId);
+  private matching(teamId: string, filter: TeamFindingFilter, db = this.db) {
+    let query = db.selectFrom('finding').where('team_id', '=', teamId);
     if (filter.scanId !== undefined) query = query.where('scan_id', '=', filter.scanId);
     if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
     if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
