@@ -7,7 +7,7 @@ import { KeptCounts } from './kept-counts.js';
 import type { ScanStatus, VulnStatus } from './model.js';
 import { POSITION_STRIDE } from './positions.js';
 import { Retests } from './retests.js';
-import { Scans } from './scans.js';
+import { SCAN_SORT_FIELDS, type ScanSortField, Scans } from './scans.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests } from './testing/retest-rows.js';
@@ -228,6 +228,25 @@ describe('listing plans on PostgreSQL', () => {
       }
     });
   });
+
+  it.each([
+    ['?status=failed', { statuses: ['failed'] }],
+    ['?status=queued (no scan has it)', { statuses: ['queued'] }],
+    ...Object.keys(SCAN_SORT_FIELDS).flatMap((field) =>
+      (['asc', 'desc'] as const).map(
+        (direction) =>
+          [`?sort_${direction}=${field}`, { sort: [{ field: field as ScanSortField, direction }] }] as const,
+      ),
+    ),
+  ] as const)(
+    'plans a page of /v1/scans%s once for any values, reading no more rows than planned for its values',
+    async (_, query) => {
+      for (const offset of [0, 2_000, ROWS / 2]) {
+        const rows = await store.scans.pageRows(team, { offset, limit: LIMIT, ...query });
+        expect(await readPlannedOnce(rows), `offset ${offset}`).toBeLessThanOrEqual(await read(rows));
+      }
+    },
+  );
 
   describe('deep pages resumed from their day’s kept positions', () => {
     /** A page asked twice, so its day's positions are loaded at the second ask (see positions.ts). */
