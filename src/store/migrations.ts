@@ -1044,7 +1044,7 @@ async function changeNotificationsNameTable(db: Kysely<unknown>): Promise<void> 
  * and moves the events out of it instead. With the default storage (`extended`) for every text,
  * the toaster moved the largest compressed value out of a large row first, often `served_fields`,
  * so every result of a page cost a lookup in the TOAST table's index and a read of its heap
- * (PostgreSQL's CPU for a page of 50 retest results 0.56–0.67 → 0.42–0.47 ms, measured,
+ * (PostgreSQL's CPU for a page of 50 retest results 0.49–0.52 → 0.36–0.42 ms, measured,
  * BENCHMARKS.md); and while the row was still over its target, every text longer than a TOAST
  * pointer went too (a finding's `vuln_hash`). Storage `main` for every text but the events: each
  * compressed when the row is large, moved out only when the row would not fit a page otherwise.

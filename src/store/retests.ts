@@ -133,7 +133,7 @@ export class Retests {
    * On PostgreSQL the page's first row is found on the narrow index (the skipped entries' rows
    * are never read), and the page is read on from it along the same index, its rows in one walk.
    * Reading the page's ids first and then each row by its key had cost a descent of the primary
-   * key's index a row: PostgreSQL's CPU for a page of 50, 0.41–0.43 → 0.28–0.30 ms (measured,
+   * key's index a row: PostgreSQL's CPU for a page of 50, 0.36–0.42 → 0.26–0.27 ms (measured,
    * BENCHMARKS.md). SQLite reads the ids, then the rows by id.
    */
   async pageRows(teamId: string, query: PageQuery) {
