@@ -627,7 +627,7 @@ export class Scans {
  * (team, created_at, id) index), one status (on the (team, status, created_at, id) index, which
  * finds a status no scan has empty at once) and one sort field (on that field's index). Planned
  * for its values, such a page's statement had cost PostgreSQL more to plan than to run (25
- * indexes on `scan` to weigh; 0.59 ms of its CPU a sorted page, measured). Several statuses
+ * indexes on `scan` to weigh; its CPU a sorted page 0.61–0.68 → 0.44–0.50 ms, measured). Several statuses
  * (merged from the status index, or filtered along the newest-first one, as they are common or
  * rare), several sort fields (first narrowed by the first, see `withinFirstField`) and sorted
  * pages of some statuses are planned by their values.

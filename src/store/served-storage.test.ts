@@ -76,7 +76,10 @@ describe('served texts on PostgreSQL', () => {
     const team = await store.teams.ensure('huge');
     const scan = await store.scans.create({ teamId: team.id, name: 'huge', status: 'uploaded' });
     const event = largeEvent(20_000);
+    const before = await valuesOutOfRow('finding');
     await store.findings.addMany(scan.id, [event]);
+    // Its event, and its served fields: alone they are larger than a page.
+    expect((await valuesOutOfRow('finding')) - before).toBe(2);
     const page = await store.findingPages.list(team.id, {}, { offset: 0, limit: 10 });
     expect(page.findings.map((f) => f.event.response)).toEqual([event.response]);
   });
