@@ -7,6 +7,7 @@ import type { ScanStatus } from './model.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests, plainRetestPage } from './testing/retest-rows.js';
+import { plainScanPage } from './testing/scan-rows.js';
 
 describe('counts kept while the store is unchanged', () => {
   function counted(generation: { value: number | undefined }) {
@@ -376,19 +377,9 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
         );
       const plainPages = async () =>
         Promise.all(
-          filters.map(async (statuses) => {
-            const rows = await store.connection.db
-              .selectFrom('scan')
-              .select('id')
-              .where('team_id', '=', named)
-              .where('status', 'in', statuses)
-              .orderBy('created_at', 'desc')
-              .orderBy('id', 'desc')
-              .limit(10)
-              .offset(3_000)
-              .execute();
-            return rows.map((row) => row.id);
-          }),
+          filters.map((statuses) =>
+            plainScanPage(store.connection.db, named, { statuses, offset: 3_000, limit: 10 }),
+          ),
         );
       expect(await pages()).toEqual(await plainPages());
       const before = await pages();

@@ -9,7 +9,7 @@ import { POSITION_STRIDE, resumeAt } from './positions.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests, plainRetestPage } from './testing/retest-rows.js';
-import { insertScans } from './testing/scan-rows.js';
+import { insertScans, plainScanPage } from './testing/scan-rows.js';
 import { chunks } from './tx.js';
 
 describe('where a page resumes from a day’s positions', () => {
@@ -140,21 +140,6 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
     plainRetestPage(store.connection.db, team, offset, limit);
 
   /** The team's scans of `statuses` (any, when none) at `offset`, as a plain `OFFSET` reads them. */
-  async function plainScans(
-    statuses: readonly ScanStatus[],
-    offset: number,
-    limit: number,
-  ): Promise<string[]> {
-    let query = store.connection.db.selectFrom('scan').select('id').where('team_id', '=', team);
-    if (statuses.length > 0) query = query.where('status', 'in', statuses);
-    const rows = await query
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    return rows.map((r) => r.id);
-  }
 
   /** The team's findings of `severities` and `statuses` at `offset`, as a plain `OFFSET` reads them. */
   async function plainFindings(
@@ -194,7 +179,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
       await expectPagesAsPlain(
         async (offset) =>
           (await store.scans.list(team, { offset, limit: 25, statuses: [...statuses] })).map((s) => s.id),
-        (offset) => plainScans(statuses, offset, 25),
+        (offset) => plainScanPage(store.connection.db, team, { statuses, offset, limit: 25 }),
       );
     },
   );
@@ -237,7 +222,7 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
         (PER_DAY * DAYS * 2) / 3,
         async (offset, limit) => [
           (await store.scans.list(team, { offset, limit, statuses: ['failed', 'running'] })).map((s) => s.id),
-          await plainScans(['failed', 'running'], offset, limit),
+          await plainScanPage(store.connection.db, team, { statuses: ['failed', 'running'], offset, limit }),
         ],
       ],
       [

@@ -38,3 +38,23 @@ export async function insertScans(
     select team_id, (created_at / ${day}) * ${day}, count(*) from scan where team_id = ${team}
     group by 1, 2`.execute(db);
 }
+
+/**
+ * The ids of the team's scans at `offset` (of `statuses`, or all), as a plain `OFFSET` reads them
+ * (newest first).
+ */
+export async function plainScanPage(
+  db: Kysely<Database>,
+  team: string,
+  page: { readonly statuses?: readonly ScanStatus[]; readonly offset: number; readonly limit: number },
+): Promise<string[]> {
+  let query = db.selectFrom('scan').select('id').where('team_id', '=', team);
+  if ((page.statuses ?? []).length > 0) query = query.where('status', 'in', page.statuses ?? []);
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map((row) => row.id);
+}
