@@ -19,7 +19,7 @@ import { deleteScan } from './scan-deletion.js';
 import { keepScanLists } from './scan-lists.js';
 import type { Database, ScanTable } from './schema.js';
 import { nameContains, type Span, scanNameContains, searchSpans } from './search.js';
-import { scanElapsedMs, servedScanJson, servedScanText } from './served-scans.js';
+import { scanElapsedMs, servedScanColumns, servedScanJson, servedScanText } from './served-scans.js';
 import { bytesOf, compiledOnce, pageOf, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
@@ -364,7 +364,10 @@ export class Scans {
   async servedPage(teamId: string, query: ScanQuery, now: number): Promise<{ json: Buffer; live: boolean }> {
     if (this.conn.engine === 'postgres') {
       // Written from the rows by the API's process (see served-sql.ts).
-      const rows = await (await this.pageRows(teamId, query))?.execute();
+      const rows = await (await this.pageRows(teamId, query))
+        ?.clearSelect()
+        .select(servedScanColumns())
+        .execute();
       if (rows === undefined || rows.length === 0) return { json: bytesOf(null), live: false };
       return {
         json: Buffer.from(rows.map((row) => servedScanText(row, now)).join(',')),
