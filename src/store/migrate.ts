@@ -65,3 +65,23 @@ async function run(migrator: Migrator): Promise<readonly MigrationResult[]> {
   }
   return results ?? [];
 }
+
+/**
+ * What an operator should do by hand after `applied` (names of migrations just applied), as
+ * sentences: rows that the migrations could not rewrite in their transaction and that are served
+ * more slowly until they are. Empty when there is nothing to do.
+ */
+export async function adviceAfter(
+  db: Kysely<Database>,
+  engine: Engine,
+  applied: readonly string[],
+): Promise<string[]> {
+  if (engine !== 'postgres' || !applied.includes('0028_served_texts_kept_inline')) return [];
+  const held = sql<{
+    held: boolean;
+  }>`select exists (select 1 from finding) or exists (select 1 from retest) as held`;
+  if ((await held.execute(db)).rows[0]?.held !== true) return [];
+  return [
+    'findings and retest results recorded before 0028_served_texts_kept_inline keep their texts apart from their rows, and their pages read more slowly, until the tables are rewritten: run `VACUUM FULL finding, retest;` then `VACUUM finding, retest;` in psql (VACUUM FULL locks both tables while it runs)',
+  ];
+}

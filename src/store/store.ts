@@ -9,7 +9,7 @@ import { Findings } from './findings.js';
 import { freshRead } from './fresh-read.js';
 import { ApiKeys } from './keys.js';
 import { describeLocation, type Engine, type StoreLocation } from './location.js';
-import { hasSchema, isSchemaCurrent, migrateToLatest } from './migrate.js';
+import { adviceAfter, hasSchema, isSchemaCurrent, migrateToLatest } from './migrate.js';
 import { RetestRequests } from './retest-requests.js';
 import { Retests } from './retests.js';
 import { ScanAuth } from './scan-auth.js';
@@ -81,6 +81,11 @@ export class Store {
   async migrate(): Promise<string[]> {
     if (await isSchemaCurrent(this.connection.db)) return [];
     return migrateToLatest(this.connection.db, this.engine);
+  }
+
+  /** What to do by hand after the migrations `applied` (see `adviceAfter`); empty for nothing. */
+  adviceAfter(applied: readonly string[]): Promise<string[]> {
+    return adviceAfter(this.connection.db, this.engine, applied);
   }
 
   /**

@@ -13,6 +13,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
   let store: Store;
   let team = '';
   const old = { scans: [] as string[], retest: '' };
+  let applied: string[] = [];
 
   beforeAll(async () => {
     database = await create();
@@ -71,7 +72,8 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       matcher_status, result_type, vuln_status, events, created_at, updated_at)
       values (${old.retest}, ${team}, ${finding}, ${old.scans[0]}, 'a.test', 't', '', '', 1, 'matched', 'open',
       ${JSON.stringify([{ 'template-id': 't', 'matcher-status': true }])}, 2, 2)`.execute(db);
-    expect(await store.migrate()).toEqual([
+    applied = await store.migrate();
+    expect(applied).toEqual([
       '0006_served_events',
       '0007_scan_listing_indexes',
       '0008_scan_status_buckets',
@@ -100,6 +102,18 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
   afterAll(async () => {
     await store?.close();
     await database?.drop();
+  });
+
+  it('advises rewriting the rows it already held on PostgreSQL, and nothing on SQLite', async () => {
+    const advice = await store.adviceAfter(applied);
+    if (store.engine === 'postgres') {
+      expect(advice).toEqual([
+        expect.stringContaining('`VACUUM FULL finding, retest;` then `VACUUM finding, retest;`'),
+      ]);
+    } else {
+      expect(advice).toEqual([]);
+    }
+    expect(await store.adviceAfter(applied.filter((name) => !name.startsWith('0028')))).toEqual([]);
   });
 
   it('applies nothing the second time', async () => {

@@ -96,6 +96,18 @@ describe.each(ENGINES)('commands that read, on $engine', ({ create }) => {
     }
   });
 
+  it('db migrate creates the store with no note: a new store has no rows to rewrite', async () => {
+    const database = await create();
+    try {
+      const result = await keyhole(['db', 'migrate', '--db', dbArgument(database.location)]);
+      expect(result).toMatchObject({ code: 0, err: '' });
+      expect(result.out).toContain('applied 0001_');
+      expect(result.out).toContain('0028_served_texts_kept_inline');
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('read an existing team with nothing recorded as an empty list', async () => {
     const database = await create();
     try {

@@ -12,6 +12,7 @@ export async function migrate(options: MigrateFlags, io: CliIo): Promise<number>
     io.stdout.write(
       applied.length === 0 ? `${where}: schema is up to date\n` : `${where}: applied ${applied.join(', ')}\n`,
     );
+    for (const advice of await store.adviceAfter(applied)) io.stderr.write(`note: ${advice}\n`);
   });
   return ExitCode.ok;
 }
