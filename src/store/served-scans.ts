@@ -150,8 +150,9 @@ export type ServedScanRow = Pick<Selectable<ScanTable>, (typeof SERVED_SCAN_TEXT
  * 21 integers as one text, joined by commas (PostgreSQL writes an integer's text in any case;
  * a null is written as nothing). Sent as 30 columns, a page of 50 scans cost node-postgres
  * 392–437 µs of the API's CPU to decode into strings and objects, as 10 columns 251–260 µs, and
- * PostgreSQL the same (measured, BENCHMARKS.md): each column is a string to decode and a member
- * to set, and the integers' texts need nothing but splitting. An integer's text holds no comma.
+ * PostgreSQL about the same (measured, BENCHMARKS.md): each column is a string to decode and a
+ * member to set, and the integers' texts need nothing but splitting. An integer's text holds no
+ * comma.
  */
 export function servedScanColumns() {
   const integers = SERVED_SCAN_INTEGERS.map((column) => sql`coalesce(${sql.ref(column)}::text, '')`);
