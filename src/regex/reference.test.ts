@@ -87,6 +87,23 @@ const text = fc
   .map((chars) => chars.join(''));
 
 describe('GoRegex against re2js (Go’s regexp)', () => {
+  it.each([
+    // A range's upper end is one character: `*-[`, then `:alpha:` and the `]` that closes the class.
+    '[*-[:alpha:](?',
+    '[*-[:alpha:]]',
+    '[\\x41-[:alpha:](?',
+    '[--[:alpha:](?',
+    '[a-[:alpha:]]',
+    // After a class escape or a range, `-` is a character and `[:alpha:]` a POSIX class.
+    '[\\d-[:alpha:]]',
+    '[\\pL-[:alpha:](?',
+    '[\\p{L}-[:alpha:](?',
+    '[a-b-[:alpha:]](?',
+    '[[:alpha:]-[:digit:]]',
+  ])('compiles %s exactly when Go does', (source) => {
+    expect(GoRegex.compile(source) instanceof GoRegex).toBe(compilesInGo(source));
+  });
+
   it('finds the same matches, groups and offsets on random patterns and texts', () => {
     fc.assert(
       fc.property(pattern, text, (source, subject) => {

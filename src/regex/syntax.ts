@@ -65,6 +65,9 @@ const LONG_CLASS_NAMES = new Set([
 /** Escapes Go refuses and RE2 C++ (or the binding) would accept. */
 const REFUSED_ESCAPES = new Set(['C', 'u', 'c']);
 
+/** Escapes that stand for a class of characters inside a class, never a range's end. */
+const CLASS_ESCAPES = new Set(['d', 'D', 's', 'S', 'w', 'W', 'p', 'P']);
+
 export class GoSyntaxError extends Error {}
 
 /** Checks `source` against Go's syntax where RE2 C++ differs and returns the pattern for the binding. */
@@ -144,7 +147,11 @@ class PatternScanner {
     }
   }
 
-  /** A bracketed class, copied with `(` escaped; `]` first (after `[` or `[^`) is a literal. */
+  /**
+   * A bracketed class, copied with `(` escaped; `]` first (after `[` or `[^`) is a literal. As in
+   * Go, a range's upper end is one character: in `[*-[:alpha:]]` the range is `*-[` and the `]`
+   * after `:alpha:` closes the class, where a `[:alpha:]` anywhere else is a POSIX class.
+   */
   private characterClass(): void {
     const { source } = this;
     this.out += '[';
@@ -157,6 +164,7 @@ class PatternScanner {
       this.out += ']';
       this.i++;
     }
+    let upperEnd = false;
     while (this.i < source.length) {
       const char = source[this.i] as string;
       if (char === ']') {
@@ -164,13 +172,36 @@ class PatternScanner {
         this.i++;
         return;
       }
-      if (char === '\\') this.escape(true);
-      else if (char === '[' && source[this.i + 1] === ':') this.posixClass();
+      const inRange = upperEnd;
+      upperEnd = false;
+      if (char === '[' && source[this.i + 1] === ':' && !inRange) {
+        this.posixClass();
+        continue;
+      }
+      const single = char !== '\\' || !CLASS_ESCAPES.has(source[this.i + 1] ?? '');
+      if (char === '\\') this.classEscape();
       else {
         this.out += char === '(' ? '\\(' : char;
         this.i++;
       }
+      // A single character (not a range's upper end) followed by `-` and anything but `]` starts a range.
+      if (single && !inRange && source[this.i] === '-' && (source[this.i + 1] ?? ']') !== ']') {
+        this.out += '-';
+        this.i++;
+        upperEnd = true;
+      }
     }
+  }
+
+  /** An escape inside a class; `\p`'s and `\P`'s name (`L`, `{Greek}`) copied with it. */
+  private classEscape(): void {
+    const letter = this.source[this.i + 1];
+    this.escape(true);
+    if ((letter !== 'p' && letter !== 'P') || this.i >= this.source.length) return;
+    const close = this.source[this.i] === '{' ? this.source.indexOf('}', this.i) : this.i;
+    const end = close < 0 ? this.source.length : close + 1;
+    this.out += this.source.slice(this.i, end);
+    this.i = end;
   }
 
   /** `[:alpha:]` inside a class, copied whole (its `]` does not close the class). */
