@@ -1,6 +1,6 @@
 import { type Kysely, type MigrationResult, Migrator, sql } from 'kysely';
 import type { Engine } from './location.js';
-import { LATEST_MIGRATION, migrations } from './migrations.js';
+import { LATEST_MIGRATION, migrations, SERVED_TEXTS_KEPT_INLINE } from './migrations.js';
 import type { Database } from './schema.js';
 
 const MIGRATION_TABLE = 'kysely_migration';
@@ -76,12 +76,13 @@ export async function adviceAfter(
   engine: Engine,
   applied: readonly string[],
 ): Promise<string[]> {
-  if (engine !== 'postgres' || !applied.includes('0028_served_texts_kept_inline')) return [];
+  if (engine !== 'postgres' || !applied.includes(SERVED_TEXTS_KEPT_INLINE)) return [];
   const held = sql<{
     held: boolean;
   }>`select exists (select 1 from finding) or exists (select 1 from retest) as held`;
   if ((await held.execute(db)).rows[0]?.held !== true) return [];
   return [
-    'findings and retest results recorded before 0028_served_texts_kept_inline keep their texts apart from their rows, and their pages read more slowly, until the tables are rewritten: run `VACUUM FULL finding, retest;` then `VACUUM finding, retest;` in psql (VACUUM FULL locks both tables while it runs)',
+    `findings and retest results recorded before ${SERVED_TEXTS_KEPT_INLINE} keep their texts apart from their rows, and their pages read more slowly, until the tables are rewritten: ` +
+      'run `VACUUM FULL finding, retest;` then `VACUUM finding, retest;` in psql (VACUUM FULL locks both tables while it runs)',
   ];
 }

@@ -1,6 +1,12 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
 
 /**
+ * The migration after which rows written before keep their old layout on PostgreSQL until
+ * rewritten by hand (see `adviceAfter`).
+ */
+export const SERVED_TEXTS_KEPT_INLINE = '0028_served_texts_kept_inline';
+
+/**
  * The schema's history, oldest first; names sort in order. Never edit a released migration: add
  * a new one. Every migration must run unchanged on SQLite and PostgreSQL.
  */
@@ -32,7 +38,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0025_scan_lists_compact': { up: scanListsCompact },
   '0026_finding_served_head': { up: findingServedHead },
   '0027_change_notifications_name_table': { up: changeNotificationsNameTable },
-  '0028_served_texts_kept_inline': { up: servedTextsKeptInline },
+  [SERVED_TEXTS_KEPT_INLINE]: { up: servedTextsKeptInline },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
