@@ -12,6 +12,7 @@ import { describeLocation, type StoreLocation } from './location.js';
 import { type Planning, preparingPool, StatementNames } from './prepared.js';
 import { ReadThreads, WorkerReadsDialect } from './reads.js';
 import type { Database } from './schema.js';
+import { SqliteChanges } from './sqlite-changes.js';
 
 export interface ConnectOptions {
   /**
@@ -55,6 +56,16 @@ export type Connection =
       readonly reads: Kysely<Database>;
       readonly readsPlannedOnce: Kysely<Database>;
       readonly sqlite: SqliteDatabase.Database;
+      /** Whether the file's data may have changed (see `Store.changeToken`). */
+      readonly changes: SqliteChanges;
+      /**
+       * The team's findings per id bucket (for each filter by severity and status), kept while
+       * `changes` does not move: of a listing's counts, those that cost a SQLite read as much as
+       * a page's rows (see `FindingPages`).
+       */
+      readonly kept: KeptCounts;
+      /** Where every 128th finding of an id bucket lies, kept likewise (see positions.ts). */
+      readonly keptPositions: KeptCounts;
     }
   | {
       readonly engine: 'postgres';
@@ -80,7 +91,11 @@ export type Connection =
       readonly keptPositions: KeptCounts;
     };
 
-/** The listings' kept counts: PostgreSQL's; SQLite reads its counts on the read threads each time. */
+/**
+ * The listings' kept counts: PostgreSQL's. SQLite reads its counts per day on the read threads each
+ * time (each a few dozen rows on an index); it keeps only its findings' counts and positions
+ * (`conn.kept`, `conn.keptPositions`, see `FindingPages`).
+ */
 export function keptCounts(conn: Connection): KeptCounts | undefined {
   return conn.engine === 'postgres' ? conn.kept : undefined;
 }
@@ -115,7 +130,10 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
     const reads = threaded
       ? new Kysely<Database>({ dialect: new WorkerReadsDialect(new ReadThreads(location.path, threads, db)) })
       : db;
-    return { engine: 'sqlite', sqlite, db, reads, readsPlannedOnce: reads };
+    const changes = new SqliteChanges(sqlite);
+    const kept = new KeptCounts(() => changes.generation());
+    const keptPositions = new KeptCounts(() => changes.generation(), KEPT_POSITIONS);
+    return { engine: 'sqlite', sqlite, db, reads, readsPlannedOnce: reads, changes, kept, keptPositions };
   }
   const pool = openPool(location.url, options);
   const changes = new ChangeCounter();

@@ -7,7 +7,7 @@ import { KeptCounts } from './kept-counts.js';
 import type { ScanStatus, VulnStatus } from './model.js';
 import { POSITION_STRIDE, resumeAt } from './positions.js';
 import { openStore, type Store } from './store.js';
-import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
+import { postgresTestDatabase, sqliteTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests, plainRetestPage } from './testing/retest-rows.js';
 import { insertScans, plainScanPage } from './testing/scan-rows.js';
 import { chunks } from './tx.js';
@@ -278,5 +278,130 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
       store.connection.db,
     );
     for (let ask = 0; ask < 3; ask++) expect(await page(offset), `ask ${ask}`).toEqual(await plain(offset));
+  });
+});
+
+describe('deep pages of findings on SQLite resumed from kept positions', () => {
+  let database: TestDatabase;
+  let store: Store;
+  /** Another process's store on the same file. */
+  let other: Store;
+  let team = '';
+  let scanId = '';
+  const start = Date.UTC(2024, 0, 1);
+  const ROWS = 6_000;
+
+  beforeAll(async () => {
+    database = await sqliteTestDatabase();
+    store = await openStore(database.location);
+    other = await openStore(database.location);
+    team = (await store.teams.ensure('positions')).id;
+    scanId = (await store.scans.create({ teamId: team, name: 'found', status: 'uploaded' })).id;
+    // Findings 90 s apart: their ids fall in a few id buckets of about 1,450 each.
+    for (const part of chunks(
+      Array.from({ length: ROWS }, (_, i) => i),
+      1_000,
+    )) {
+      await store.connection.db
+        .insertInto('finding')
+        .values(
+          part.map((i) => ({
+            id: Xid.newWithTime(start / 1000 + i * 90).toString(),
+            team_id: team,
+            scan_id: scanId,
+            vuln_hash: `hash ${i}`,
+            vuln_status: FINDING_STATUSES[i % FINDING_STATUSES.length]!,
+            severity: i % 2 === 0 ? 'high' : 'low',
+            template_id: 't',
+            template_path: '',
+            template_url: '',
+            template_hash: null,
+            target: 'a.test',
+            event: '{}',
+            created_at: start + i * 90_000,
+            updated_at: start + i * 90_000,
+          })),
+        )
+        .execute();
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await other?.close();
+    await store?.close();
+    await database?.drop();
+  });
+
+  async function plainFindings(
+    severities: readonly Severity[],
+    offset: number,
+    limit: number,
+  ): Promise<string[]> {
+    let query = store.connection.db.selectFrom('finding').select('id').where('team_id', '=', team);
+    if (severities.length > 0) query = query.where('severity', 'in', severities);
+    return (await query.orderBy('id', 'desc').limit(limit).offset(offset).execute()).map((r) => r.id);
+  }
+
+  const listed = async (severities: Severity[], offset: number, limit: number) =>
+    (await store.findingPages.list(team, { severities }, { offset, limit })).findings.map((f) => f.id);
+
+  it('pages as a plain OFFSET at 200 random offsets and limits, with and without a filter, each asked three times', async () => {
+    let state = 23;
+    const next = (below: number) => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return state % below;
+    };
+    for (const [severities, rows] of [
+      [[], ROWS],
+      [['high'], ROWS / 2],
+    ] as const) {
+      for (let i = 0; i < 200; i++) {
+        const offset = 2_000 + next(rows - 2_000 + 50);
+        const limit = 1 + next(100);
+        const want = await plainFindings(severities, offset, limit);
+        for (const ask of [1, 2, 3])
+          expect(
+            await listed([...severities], offset, limit),
+            `${severities} at ${offset}, ask ${ask}`,
+          ).toEqual(want);
+      }
+    }
+  }, 60_000);
+
+  it('places pages anew after another process removes findings newer than the page, and after this one adds some', async () => {
+    const offset = 2_100 + 3 * POSITION_STRIDE + 7;
+    for (let ask = 0; ask < 3; ask++)
+      expect(await listed([], offset, 25)).toEqual(await plainFindings([], offset, 25));
+    // Findings of the page's bucket newer than it go, through another connection: kept counts and
+    // positions would now point a stride or more too deep.
+    const newest = await store.connection.db
+      .selectFrom('finding')
+      .select('id')
+      .where('team_id', '=', team)
+      .orderBy('id', 'desc')
+      .offset(2_100 + 10)
+      .limit(POSITION_STRIDE + 3)
+      .execute();
+    await other.connection.db
+      .deleteFrom('finding')
+      .where(
+        'id',
+        'in',
+        newest.map((r) => r.id),
+      )
+      .execute();
+    for (let ask = 0; ask < 3; ask++)
+      expect(await listed([], offset, 25), `ask ${ask}`).toEqual(await plainFindings([], offset, 25));
+    await store.findings.addMany(scanId, [
+      {
+        'template-id': 't',
+        info: { author: null, tags: null, severity: 'high' },
+        type: 'http',
+        'matched-at': 'https://b.test/',
+        timestamp: '2024-03-14T10:00:00Z',
+        'matcher-status': true,
+      },
+    ]);
+    for (let ask = 0; ask < 3; ask++)
+      expect(await listed([], offset, 25), `ask ${ask} after`).toEqual(await plainFindings([], offset, 25));
   });
 });

@@ -93,7 +93,8 @@ export class Store {
    * Equal tokens mean identical data.
    *
    * SQLite: the connection's `data_version` (commits by other connections) and `total_changes()`
-   * (its own writes), read after the call.
+   * (its own writes), read after the call; while that connection is inside a transaction, a token
+   * of its own for each call, equal to no other (see `SqliteChanges`).
    *
    * PostgreSQL: a generation number, with no round trip. One dedicated connection, opened on the
    * first call (or a listing's first use of kept counts, see `KeptCounts`), `LISTEN`s to the
@@ -113,12 +114,7 @@ export class Store {
    */
   async changeToken(): Promise<string> {
     const { connection } = this;
-    if (connection.engine === 'sqlite') {
-      this.tokenStatement ??= connection.sqlite
-        .prepare("select (select data_version from pragma_data_version()) || '.' || total_changes()")
-        .pluck();
-      return String(this.tokenStatement.get());
-    }
+    if (connection.engine === 'sqlite') return connection.changes.token() ?? `t${this.unsettled++}`;
     const generation = connection.watch.heardGeneration();
     if (generation !== undefined) return `g${generation}`;
     this.snapshotToken ??= freshRead(async () => {
@@ -130,7 +126,8 @@ export class Store {
     return this.snapshotToken();
   }
 
-  private tokenStatement: { get(): unknown } | undefined;
+  /** Counts the tokens given while SQLite's main connection was in a transaction, each unique. */
+  private unsettled = 0;
   private snapshotToken: (() => Promise<string>) | undefined;
 
   /** Resolves when the database answers; throws the driver's error when it does not. */

@@ -1,0 +1,101 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultEvent, Severity } from '../event/index.js';
+import { openStore, type Store } from './store.js';
+import { sqliteTestDatabase, type TestDatabase } from './testing/databases.js';
+
+const SEVERITIES: Severity[] = ['high', 'low'];
+
+function event(n: number): ResultEvent {
+  return {
+    'template-id': `tpl-${n % 3}`,
+    info: { name: `finding ${n}`, author: [], tags: [], severity: SEVERITIES[n % 2] ?? 'info' },
+    type: 'http',
+    host: `host${n}.test`,
+    'matched-at': `https://host${n}.test/`,
+    timestamp: '2024-03-14T10:21:36.884Z',
+    'matcher-status': true,
+  };
+}
+
+describe('what a SQLite store keeps while its file is unchanged', () => {
+  let database: TestDatabase;
+  /** The server's store, and another process's on the same file. */
+  let store: Store;
+  let other: Store;
+  let team = '';
+
+  beforeAll(async () => {
+    database = await sqliteTestDatabase();
+    store = await openStore(database.location);
+    other = await openStore(database.location);
+    team = (await store.teams.ensure('red')).id;
+    const scan = await store.scans.create({ teamId: team, name: 'first', status: 'uploaded' });
+    await store.findings.addMany(
+      scan.id,
+      Array.from({ length: 10 }, (_, i) => event(i)),
+    );
+  });
+
+  afterAll(async () => {
+    await other?.close();
+    await store?.close();
+    await database?.drop();
+  });
+
+  const totals = async (s: Store = store) =>
+    Promise.all(
+      [{}, { severities: ['high' as const] }].map(
+        async (filter) => (await s.findingPages.list(team, filter, { offset: 0, limit: 1 })).total,
+      ),
+    );
+
+  it('moves its change token with another connection’s commit and with its own writes, and only then', async () => {
+    const first = await store.changeToken();
+    expect(await store.changeToken()).toBe(first);
+    await other.teams.ensure('blue');
+    const afterOther = await store.changeToken();
+    expect(afterOther).not.toBe(first);
+    await store.teams.ensure('green');
+    expect(await store.changeToken()).not.toBe(afterOther);
+  });
+
+  it('counts the findings another process records, and its own, in the next page’s total', async () => {
+    expect(await totals()).toEqual([10, 5]);
+    expect(await totals()).toEqual([10, 5]);
+    const scan = await other.scans.create({ teamId: team, name: 'other process', status: 'uploaded' });
+    await other.findings.addMany(scan.id, [event(100), event(102), event(103)]);
+    expect(await totals()).toEqual([13, 7]);
+    const mine = await store.scans.create({ teamId: team, name: 'this process', status: 'uploaded' });
+    await store.findings.addMany(mine.id, [event(200)]);
+    expect(await totals()).toEqual([14, 8]);
+  });
+
+  it('gives a token equal to no other while its own transaction is open, and keeps no counts read then', async () => {
+    const before = await totals();
+    let during: string[] = [];
+    let totalsDuring: number[] = [];
+    await store.connection.db.transaction().execute(async (trx) => {
+      const scan = await trx
+        .selectFrom('scan')
+        .select('id')
+        .where('team_id', '=', team)
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      // Deleting a finding moves this connection's count of changes before the commit; the
+      // read threads see the finding until then.
+      await sql`delete from finding where id = (select id from finding where scan_id = ${scan.id} and severity = 'high' limit 1)`.execute(
+        trx,
+      );
+      during = [await store.changeToken(), await store.changeToken()];
+      totalsDuring = await totals();
+    });
+    expect(during[0]).not.toBe(during[1]);
+    const after = await store.changeToken();
+    expect(during).not.toContain(after);
+    // Read during the transaction, the counts were the committed ones; after it, the page counts
+    // the deletion (the trigger-kept counts and the kept copy of them both moved on).
+    expect(totalsDuring).toEqual(before);
+    expect(await totals()).toEqual([(before[0] ?? 0) - 1, (before[1] ?? 0) - 1]);
+  });
+});
