@@ -64,6 +64,8 @@ export type Connection =
        * a page's rows (see `FindingPages`).
        */
       readonly kept: KeptCounts;
+      /** The tallies of searches of findings, kept likewise. */
+      readonly keptSearches: KeptCounts;
       /** Where every 128th finding of an id bucket lies, kept likewise (see positions.ts). */
       readonly keptPositions: KeptCounts;
     }
@@ -93,8 +95,8 @@ export type Connection =
 
 /**
  * The listings' kept counts: PostgreSQL's. SQLite reads its counts per day on the read threads each
- * time (each a few dozen rows on an index); it keeps only its findings' counts and positions
- * (`conn.kept`, `conn.keptPositions`, see `FindingPages`).
+ * time (each a few dozen rows on an index); it keeps only its findings' counts, search tallies and
+ * positions (`conn.kept`, `conn.keptSearches`, `conn.keptPositions`, see `FindingPages`).
  */
 export function keptCounts(conn: Connection): KeptCounts | undefined {
   return conn.engine === 'postgres' ? conn.kept : undefined;
@@ -132,8 +134,10 @@ export function connect(location: StoreLocation, options: ConnectOptions = {}): 
       : db;
     const changes = new SqliteChanges(sqlite);
     const kept = new KeptCounts(() => changes.generation());
+    const keptSearches = new KeptCounts(() => changes.generation(), KEPT_SEARCHES);
     const keptPositions = new KeptCounts(() => changes.generation(), KEPT_POSITIONS);
-    return { engine: 'sqlite', sqlite, db, reads, readsPlannedOnce: reads, changes, kept, keptPositions };
+    const keeping = { changes, kept, keptSearches, keptPositions };
+    return { engine: 'sqlite', sqlite, db, reads, readsPlannedOnce: reads, ...keeping };
   }
   const pool = openPool(location.url, options);
   const changes = new ChangeCounter();

@@ -540,9 +540,9 @@ export class FindingPages {
       .where(targetOrTemplateContains(this.conn.engine, filter.search ?? ''));
     if ((filter.severities ?? []).length > 0) query = query.where('severity', 'in', filter.severities ?? []);
     if ((filter.statuses ?? []).length > 0) query = query.where('vuln_status', 'in', filter.statuses ?? []);
-    if (this.conn.engine === 'sqlite') {
-      // One row, the matches' targets and templates as JSON texts: a read thread sends them as
-      // two strings, not a row per target and template (a thousand for a common template).
+    // SQLite: one row, the matches' targets and templates as JSON texts: a read thread sends them
+    // as two strings, not a row per target and template (a thousand for a common template).
+    const readOnSqlite = async (): Promise<Counted> => {
       const row = await query
         .select(sql<number | string | null>`sum(n)`.as('total'))
         .select(sql<string>`json_group_array(distinct target) filter (where n > 0)`.as('targets'))
@@ -553,14 +553,14 @@ export class FindingPages {
       const targets = JSON.parse(row?.targets ?? '[]') as string[];
       const templates = JSON.parse(row?.templates ?? '[]') as string[];
       return { total, candidates: { targets, templates } };
-    }
-    // One pass over the matching rows, not grouped: grouped by target and template, PostgreSQL
+    };
+    // PostgreSQL: one pass over the matching rows, not grouped: grouped by target and template, it
     // read them in the order of the key, by the index (15 ms for a term every row holds, 10 ms
     // this way, measured). The targets and templates are sent only when they are few.
     const few = sql`sum(n) <= ${this.searchCandidates}`;
     const whenFew = (column: 'target' | 'template_id') =>
       sql<string[] | null>`case when ${few} then array_agg(${sql.ref(column)}) filter (where n > 0) end`;
-    const read = async (): Promise<Counted> => {
+    const readOnPostgres = async (): Promise<Counted> => {
       const row = await query
         .select(sql<number | string | null>`sum(n)`.as('total'))
         .select(whenFew('target').as('targets'))
@@ -572,8 +572,10 @@ export class FindingPages {
       const templates = [...new Set(row?.templates ?? [])];
       return { total, candidates: { targets, templates } };
     };
-    // Kept while no change is heard (see `KeptCounts`), as the pages of one search are read in
-    // turn: a search's tally cost PostgreSQL more than its page (4–9 ms against 0.7–4 ms).
+    const read = this.conn.engine === 'sqlite' ? readOnSqlite : readOnPostgres;
+    // Kept while the store is unchanged (see `KeptCounts`), as the pages of one search are read in
+    // turn: a search's tally cost PostgreSQL more than its page (4–9 ms against 0.7–4 ms), and
+    // SQLite 4.2 ms a page of a million findings (measured).
     const key = `finding_tally ${teamId} ${JSON.stringify([filter.search, filter.severities ?? [], filter.statuses ?? [], this.searchCandidates])}`;
     return this.conn.keptSearches.read(key, FINDINGS, read) ?? read();
   }
