@@ -98,4 +98,96 @@ describe('what a SQLite store keeps while its file is unchanged', () => {
     expect(totalsDuring).toEqual(before);
     expect((await totals()).slice(0, 2)).toEqual([(before[0] ?? 0) - 1, (before[1] ?? 0) - 1]);
   });
+
+  describe('a search of scan names, its matches kept from its second ask', () => {
+    let named = '';
+    const start = Date.UTC(2024, 5, 1);
+    const DAY = 86_400_000;
+
+    beforeAll(async () => {
+      named = (await store.teams.ensure('named')).id;
+      // 2,000 scans over 20 days: every name holds "sweep", a 100th of them "needle" (a few failed).
+      const rows = Array.from({ length: 2_000 }, (_, i) => {
+        const name = i % 100 === 42 ? `Needle sweep ${i}` : `sweep ${i}`;
+        const at = start + Math.floor(i / 100) * DAY + (i % 100) * 1_000;
+        return {
+          id: `scan-${String(i).padStart(5, '0')}`,
+          team_id: named,
+          name,
+          name_folded: name.toLowerCase(),
+          status: i % 300 === 42 ? 'failed' : 'finished',
+          created_at: at,
+          updated_at: at,
+        };
+      });
+      for (let i = 0; i < rows.length; i += 500)
+        await store.connection.db
+          .insertInto('scan')
+          .values(rows.slice(i, i + 500) as never)
+          .execute();
+    });
+
+    async function plainSearch(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
+      let query = store.connection.db
+        .selectFrom('scan')
+        .select('id')
+        .where('team_id', '=', named)
+        .where('name_folded', 'like', `%${term.toLowerCase()}%`);
+      if (statuses !== undefined) query = query.where('status', 'in', statuses);
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(10)
+        .offset(offset)
+        .execute();
+      return rows.map((row) => row.id);
+    }
+
+    async function search(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
+      return (await store.scans.list(named, { offset, limit: 10, search: term, statuses })).map((s) => s.id);
+    }
+
+    it('pages a search as a plain comparison at every ask, kept or not', async () => {
+      for (const [term, statuses] of [
+        ['needle', undefined],
+        ['NEEDLE', ['failed']],
+        ['sweep', undefined],
+        ['no such name', undefined],
+      ] as const) {
+        for (const offset of [0, 10, 15, 1_995]) {
+          const want = await plainSearch(term, offset, statuses && [...statuses]);
+          for (const ask of [1, 2, 3])
+            expect(
+              await search(term, offset, statuses && [...statuses]),
+              `${term} at ${offset}, ask ${ask}`,
+            ).toEqual(want);
+        }
+      }
+    });
+
+    it('finds a match another process records after its matches were kept, and one this process renames', async () => {
+      const before = await search('needle', 0);
+      expect(await search('needle', 0)).toEqual(before);
+      await other.connection.db
+        .insertInto('scan')
+        .values({
+          id: 'scan-newest',
+          team_id: named,
+          name: 'needle newest',
+          name_folded: 'needle newest',
+          status: 'finished',
+          created_at: start + 30 * DAY,
+          updated_at: start + 30 * DAY,
+        } as never)
+        .execute();
+      expect(await search('needle', 0)).toEqual(['scan-newest', ...before.slice(0, 9)]);
+      expect(await search('needle', 0)).toEqual(await plainSearch('needle', 0));
+      await store.connection.db
+        .updateTable('scan')
+        .set({ name: 'renamed', name_folded: 'renamed' })
+        .where('id', '=', 'scan-newest')
+        .execute();
+      expect(await search('needle', 0)).toEqual(before);
+    });
+  });
 });
