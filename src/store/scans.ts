@@ -366,7 +366,7 @@ export class Scans {
       // Written from the rows by the API's process (see served-sql.ts).
       const rows = await (await this.pageRows(teamId, query))
         ?.clearSelect()
-        .select(servedScanColumns())
+        .select(servedScanColumns(this.reads))
         .execute();
       if (rows === undefined || rows.length === 0) return { json: bytesOf(null), live: false };
       return {

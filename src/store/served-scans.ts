@@ -1,7 +1,7 @@
-import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import { SEVERITY_RANK } from './browse.js';
-import type { ScanTable } from './schema.js';
-import { formatted, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
+import type { Database, ScanTable } from './schema.js';
+import { compiledOnce, formatted, jsonFlag, jsonString, jsonTimestamp } from './served-sql.js';
 import { type EpochMs, formatElapsed, formatTimestamp } from './time.js';
 
 /**
@@ -154,9 +154,14 @@ export type ServedScanRow = Pick<Selectable<ScanTable>, (typeof SERVED_SCAN_TEXT
  * member to set, and the integers' texts need nothing but splitting. An integer's text holds no
  * comma.
  */
-export function servedScanColumns() {
-  const integers = SERVED_SCAN_INTEGERS.map((column) => sql`coalesce(${sql.ref(column)}::text, '')`);
-  return [...SERVED_SCAN_TEXTS, sql<string>`concat_ws(',', ${sql.join(integers)})`.as('integers')] as const;
+export function servedScanColumns(db: Kysely<Database>) {
+  // Compiled once: built and compiled for every page, the 21 expressions cost Kysely about 20 µs
+  // of a page's 30 (measured).
+  const integers = compiledOnce(db, 'scan integers', () => {
+    const each = SERVED_SCAN_INTEGERS.map((column) => sql`coalesce(${sql.ref(column)}::text, '')`);
+    return sql<string>`concat_ws(',', ${sql.join(each)})`;
+  });
+  return [...SERVED_SCAN_TEXTS, integers.as('integers')] as const;
 }
 
 /**
