@@ -7,7 +7,7 @@ import type { ScanStatus } from './model.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, type TestDatabase } from './testing/databases.js';
 import { insertRetests, plainRetestPage } from './testing/retest-rows.js';
-import { plainScanPage } from './testing/scan-rows.js';
+import { insertNeedleScans, plainNameSearch, plainScanPage } from './testing/scan-rows.js';
 
 describe('counts kept while the store is unchanged', () => {
   function counted(generation: { value: number | undefined }) {
@@ -302,41 +302,11 @@ describe('listings on PostgreSQL placed and counted by counts kept while no chan
       named = (await store.teams.ensure('named')).id;
       // 5,300 scans over 53 days: every name holds "sweep", a 100th of them "needle" (a few
       // failed), one in 5,300 "lonely".
-      const rows = Array.from({ length: 5_300 }, (_, i) => {
-        const name = i === 4_321 ? `lonely sweep ${i}` : i % 100 === 42 ? `Needle sweep ${i}` : `sweep ${i}`;
-        const at = start + Math.floor(i / 100) * DAY + (i % 100) * 1_000;
-        return {
-          id: `scan-${String(i).padStart(5, '0')}`,
-          team_id: named,
-          name,
-          name_folded: name.toLowerCase(),
-          status: i % 300 === 42 ? 'failed' : 'finished',
-          created_at: at,
-          updated_at: at,
-        };
-      });
-      for (let i = 0; i < rows.length; i += 1_000)
-        await store.connection.db
-          .insertInto('scan')
-          .values(rows.slice(i, i + 1_000) as never)
-          .execute();
+      await insertNeedleScans(store.connection.db, named, 5_300, start);
     });
 
-    async function plainSearch(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
-      let query = store.connection.db
-        .selectFrom('scan')
-        .select('id')
-        .where('team_id', '=', named)
-        .where('name_folded', 'like', `%${term.toLowerCase()}%`);
-      if (statuses !== undefined) query = query.where('status', 'in', statuses);
-      const rows = await query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(10)
-        .offset(offset)
-        .execute();
-      return rows.map((row) => row.id);
-    }
+    const plainSearch = (term: string, offset: number, statuses?: ['failed']) =>
+      plainNameSearch(store.connection.db, named, term, offset, statuses);
 
     async function search(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
       return (await store.scans.list(named, { offset, limit: 10, search: term, statuses })).map((s) => s.id);

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Xid } from 'xid-ts';
 import type { Severity } from '../event/index.js';
 import { BUCKET_MS } from './buckets.js';
 import { KeptCounts } from './kept-counts.js';
@@ -8,9 +7,9 @@ import type { ScanStatus, VulnStatus } from './model.js';
 import { POSITION_STRIDE, resumeAt } from './positions.js';
 import { openStore, type Store } from './store.js';
 import { postgresTestDatabase, sqliteTestDatabase, type TestDatabase } from './testing/databases.js';
+import { insertSpacedFindings } from './testing/finding-rows.js';
 import { insertRetests, plainRetestPage } from './testing/retest-rows.js';
 import { insertScans, plainScanPage } from './testing/scan-rows.js';
-import { chunks } from './tx.js';
 
 describe('where a page resumes from a day’s positions', () => {
   const positions = ['p1', 'p2', 'p3'];
@@ -56,7 +55,6 @@ const DAY = BUCKET_MS;
 const PER_DAY = 2_100;
 const DAYS = 5;
 const STATUSES: readonly ScanStatus[] = ['finished', 'failed', 'running'];
-const FINDING_STATUSES: readonly VulnStatus[] = ['open', 'fixed', 'triaged'];
 
 describe('deep pages on PostgreSQL resumed from kept positions', () => {
   let database: TestDatabase;
@@ -92,30 +90,8 @@ describe('deep pages on PostgreSQL resumed from kept positions', () => {
       'matcher-status': true,
     });
     await insertRetests(db, { team, scanId, findingId: finding.id }, rows.map(at));
-    // Findings a few seconds apart: their ids fall in a few id buckets of thousands each.
-    for (const part of chunks(rows, 1_000)) {
-      await db
-        .insertInto('finding')
-        .values(
-          part.map((i) => ({
-            id: Xid.newWithTime(start / 1000 + i * 90).toString(),
-            team_id: team,
-            scan_id: scanId,
-            vuln_hash: `hash ${i}`,
-            vuln_status: FINDING_STATUSES[i % FINDING_STATUSES.length]!,
-            severity: i % 2 === 0 ? 'high' : 'low',
-            template_id: 't',
-            template_path: '',
-            template_url: '',
-            template_hash: null,
-            target: 'a.test',
-            event: '{}',
-            created_at: start + i * 90_000,
-            updated_at: start + i * 90_000,
-          })),
-        )
-        .execute();
-    }
+    // Findings 90 s apart: their ids fall in a few id buckets of thousands each.
+    await insertSpacedFindings(db, { team, scanId }, rows.length, start);
     const connection = store.connection;
     if (connection.engine !== 'postgres') throw new Error('a PostgreSQL store');
     await store.scans.list(team, { offset: 0, limit: 1 });
@@ -298,32 +274,7 @@ describe('deep pages of findings on SQLite resumed from kept positions', () => {
     team = (await store.teams.ensure('positions')).id;
     scanId = (await store.scans.create({ teamId: team, name: 'found', status: 'uploaded' })).id;
     // Findings 90 s apart: their ids fall in a few id buckets of about 1,450 each.
-    for (const part of chunks(
-      Array.from({ length: ROWS }, (_, i) => i),
-      1_000,
-    )) {
-      await store.connection.db
-        .insertInto('finding')
-        .values(
-          part.map((i) => ({
-            id: Xid.newWithTime(start / 1000 + i * 90).toString(),
-            team_id: team,
-            scan_id: scanId,
-            vuln_hash: `hash ${i}`,
-            vuln_status: FINDING_STATUSES[i % FINDING_STATUSES.length]!,
-            severity: i % 2 === 0 ? 'high' : 'low',
-            template_id: 't',
-            template_path: '',
-            template_url: '',
-            template_hash: null,
-            target: 'a.test',
-            event: '{}',
-            created_at: start + i * 90_000,
-            updated_at: start + i * 90_000,
-          })),
-        )
-        .execute();
-    }
+    await insertSpacedFindings(store.connection.db, { team, scanId }, ROWS, start);
   }, 60_000);
   afterAll(async () => {
     await other?.close();

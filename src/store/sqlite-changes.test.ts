@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultEvent, Severity } from '../event/index.js';
 import { openStore, type Store } from './store.js';
 import { sqliteTestDatabase, type TestDatabase } from './testing/databases.js';
+import { insertNeedleScans, plainNameSearch } from './testing/scan-rows.js';
 
 const SEVERITIES: Severity[] = ['high', 'low'];
 
@@ -107,41 +108,11 @@ describe('what a SQLite store keeps while its file is unchanged', () => {
     beforeAll(async () => {
       named = (await store.teams.ensure('named')).id;
       // 2,000 scans over 20 days: every name holds "sweep", a 100th of them "needle" (a few failed).
-      const rows = Array.from({ length: 2_000 }, (_, i) => {
-        const name = i % 100 === 42 ? `Needle sweep ${i}` : `sweep ${i}`;
-        const at = start + Math.floor(i / 100) * DAY + (i % 100) * 1_000;
-        return {
-          id: `scan-${String(i).padStart(5, '0')}`,
-          team_id: named,
-          name,
-          name_folded: name.toLowerCase(),
-          status: i % 300 === 42 ? 'failed' : 'finished',
-          created_at: at,
-          updated_at: at,
-        };
-      });
-      for (let i = 0; i < rows.length; i += 500)
-        await store.connection.db
-          .insertInto('scan')
-          .values(rows.slice(i, i + 500) as never)
-          .execute();
+      await insertNeedleScans(store.connection.db, named, 2_000, start);
     });
 
-    async function plainSearch(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
-      let query = store.connection.db
-        .selectFrom('scan')
-        .select('id')
-        .where('team_id', '=', named)
-        .where('name_folded', 'like', `%${term.toLowerCase()}%`);
-      if (statuses !== undefined) query = query.where('status', 'in', statuses);
-      const rows = await query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(10)
-        .offset(offset)
-        .execute();
-      return rows.map((row) => row.id);
-    }
+    const plainSearch = (term: string, offset: number, statuses?: ['failed']) =>
+      plainNameSearch(store.connection.db, named, term, offset, statuses);
 
     async function search(term: string, offset: number, statuses?: ['failed']): Promise<string[]> {
       return (await store.scans.list(named, { offset, limit: 10, search: term, statuses })).map((s) => s.id);

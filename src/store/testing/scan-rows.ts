@@ -58,3 +58,57 @@ export async function plainScanPage(
     .execute();
   return rows.map((row) => row.id);
 }
+
+/**
+ * `count` scans of `team` a second apart, a hundred a day from `start`, with ids in creation
+ * order (`scan-00042`): every name holds "sweep", a hundredth of them "Needle" (a third of those
+ * failed), and the 4,322nd "lonely". For the searches of names kept from their second ask.
+ */
+export async function insertNeedleScans(
+  db: Kysely<Database>,
+  team: string,
+  count: number,
+  start: number,
+): Promise<void> {
+  const rows = Array.from({ length: count }, (_, i) => {
+    const name = i === 4_321 ? `lonely sweep ${i}` : i % 100 === 42 ? `Needle sweep ${i}` : `sweep ${i}`;
+    const at = start + Math.floor(i / 100) * 86_400_000 + (i % 100) * 1_000;
+    return {
+      id: `scan-${String(i).padStart(5, '0')}`,
+      team_id: team,
+      name,
+      name_folded: name.toLowerCase(),
+      status: i % 300 === 42 ? 'failed' : 'finished',
+      created_at: at,
+      updated_at: at,
+    };
+  });
+  for (const part of chunks(rows, 1_000))
+    await db
+      .insertInto('scan')
+      .values(part as never)
+      .execute();
+}
+
+/** A page of 10 of the team's scans whose names hold `term` (any case), as a plain `LIKE` and `OFFSET` read it. */
+export async function plainNameSearch(
+  db: Kysely<Database>,
+  team: string,
+  term: string,
+  offset: number,
+  statuses?: readonly ScanStatus[],
+): Promise<string[]> {
+  let query = db
+    .selectFrom('scan')
+    .select('id')
+    .where('team_id', '=', team)
+    .where('name_folded', 'like', `%${term.toLowerCase()}%`);
+  if (statuses !== undefined) query = query.where('status', 'in', statuses);
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(10)
+    .offset(offset)
+    .execute();
+  return rows.map((row) => row.id);
+}
