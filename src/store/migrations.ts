@@ -39,6 +39,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0026_finding_served_head': { up: findingServedHead },
   '0027_change_notifications_name_table': { up: changeNotificationsNameTable },
   [SERVED_TEXTS_KEPT_INLINE]: { up: servedTextsKeptInline },
+  '0029_scan_served': { up: scanServed },
 };
 
 /** The PostgreSQL channel migration 0004's triggers notify; never change it (the triggers keep the name). */
@@ -1097,6 +1098,137 @@ const KEPT_IN_ROW = {
     'served_fields',
   ],
 };
+
+/**
+ * 0029: on PostgreSQL, each scan keeps the JSON text `/v1/scans` serves it as (`served`, see
+ * `servedScanColumns`), written by PostgreSQL from the row whenever the row is written (a stored
+ * generated column), so that a page of scans is a text a scan to send and join rather than ten
+ * columns to decode and write as JSON for every page. It is null where the text depends on the
+ * request's time (a running scan's elapsed time) or where `servedScanText` writes differently from
+ * what is kept (a timestamp before 1970 or past 9999, a list kept with spaces by an earlier
+ * version): those scans are written from their columns as before. The migration rewrites the scan
+ * table (it holds its lock meanwhile). A server before PostgreSQL 12 has no generated columns:
+ * there the column stays null, and every scan is written from its columns.
+ */
+async function scanServed(db: Kysely<unknown>): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  const version = await sql<{
+    version: number;
+  }>`select current_setting('server_version_num')::int as version`.execute(db);
+  if ((version.rows[0]?.version ?? 0) < 120_000) {
+    await sql`alter table scan add column served text`.execute(db);
+    return;
+  }
+  // Declared immutable, as a generated column requires: `to_char` of a UTC timestamp by this
+  // pattern and `to_json` of a text are stable only because other types' output may depend on
+  // settings (`DateStyle`, a locale's month names); these read none.
+  await sql`create function keyhole_served_time(ms bigint) returns text
+    language sql immutable strict parallel safe as $$
+      select to_char(to_timestamp((ms / 1000)::double precision) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')
+        || '.' || lpad((ms % 1000)::text, 3, '0') || 'Z'
+    $$`.execute(db);
+  await sql`create function keyhole_served_elapsed(ms bigint) returns text
+    language sql immutable strict parallel safe as $$
+      select case
+        when ms <= 0 then '0s'
+        when ms < 1000 then ms::text || 'ms'
+        else (select case
+            when t / 3600 > 0 then (t / 3600)::text || 'h' || (t % 3600 / 60)::text || 'm' || (t % 60)::text || 's'
+            when t / 60 > 0 then (t / 60)::text || 'm' || (t % 60)::text || 's'
+            else t::text || 's' end
+          from (select (ms + 500) / 1000 as t) whole)
+      end
+    $$`.execute(db);
+  const parameters = SERVED_SCAN_PARAMETERS.map(([column, type]) => `${column} ${type}`).join(', ');
+  const time = (column: string) => `'"' || coalesce(keyhole_served_time(${column}), '') || '"'`;
+  const flag = (column: string) => `case when ${column} = 1 then 'true' else 'false' end`;
+  const severities = ['critical', 'high', 'medium', 'low', 'info', 'unknown']
+    .map((name, i) => `'${i === 0 ? '{' : ','}"${name}":' || severity_${name}::text`)
+    .join(' || ');
+  const times = ['created_at', 'updated_at', 'completed_at', 'schedule_last_run'];
+  const lists = [
+    'listed_asset_ids',
+    'listed_public_templates',
+    'listed_template_ids',
+    'listed_template_urls',
+  ];
+  await sql
+    .raw(`create function keyhole_served_scan(${parameters}) returns text
+    language sql immutable parallel safe as $fn$
+      select case
+        when status = 'running' then null
+        when ${times.map((t) => `${t} not between 0 and ${LAST_OF_YEAR_9999}`).join(' or ')} then null
+        when ${lists.map((l) => `strpos(${l}, ', ') > 0`).join(' or ')} then null
+        else '{"scan_id":' || to_json(id)::text
+          || ',"status":' || to_json(status)::text
+          || ',"scan_time_elapsed":"' || keyhole_served_elapsed(coalesce(elapsed_ms, 0))
+          || '","progress":' || progress::text
+          || ',"failure_reason":' || to_json(failure_reason)::text
+          || ',"created_at":' || ${time('created_at')}
+          || ',"updated_at":' || ${time('updated_at')}
+          || ',"total_target":' || total_target::text
+          || ',"completed_at":' || ${time('completed_at')}
+          || ',"total_scan":' || total_scan::text
+          || ',"total_template":' || total_template::text
+          || ',"name":' || to_json(name)::text
+          || ',"severity":' || ${severities}
+          || '},"is_oss":' || ${flag('is_oss')}
+          || ',"is_cloud":' || ${flag('is_cloud')}
+          || ',"scan_frequency":' || to_json(scan_frequency)::text
+          || ',"schedule_last_run":' || ${time('schedule_last_run')}
+          || ',"asset_ids":' || listed_asset_ids
+          || ',"is_rescan":' || ${flag('is_rescan')}
+          || ',"public_templates":' || listed_public_templates
+          || ',"report_config_ids":[],"rescan_count":' || rescan_count::text
+          || ',"scan_config_ids":[],"template_ids":' || listed_template_ids
+          || ',"template_urls":' || listed_template_urls
+          || '}'
+      end
+    $fn$`)
+    .execute(db);
+  const columns = SERVED_SCAN_PARAMETERS.map(([column]) => column).join(', ');
+  await sql
+    .raw(
+      `alter table scan add column served text generated always as (keyhole_served_scan(${columns})) stored`,
+    )
+    .execute(db);
+  await sql`alter table scan alter column served set storage main`.execute(db);
+}
+
+/** The columns 0029's `keyhole_served_scan` writes a scan from, with their types. */
+const SERVED_SCAN_PARAMETERS = [
+  ['id', 'text'],
+  ['status', 'text'],
+  ['elapsed_ms', 'bigint'],
+  ['progress', 'bigint'],
+  ['failure_reason', 'text'],
+  ['created_at', 'bigint'],
+  ['updated_at', 'bigint'],
+  ['total_target', 'bigint'],
+  ['completed_at', 'bigint'],
+  ['total_scan', 'bigint'],
+  ['total_template', 'bigint'],
+  ['name', 'text'],
+  ['severity_critical', 'bigint'],
+  ['severity_high', 'bigint'],
+  ['severity_medium', 'bigint'],
+  ['severity_low', 'bigint'],
+  ['severity_info', 'bigint'],
+  ['severity_unknown', 'bigint'],
+  ['is_oss', 'bigint'],
+  ['is_cloud', 'bigint'],
+  ['scan_frequency', 'text'],
+  ['schedule_last_run', 'bigint'],
+  ['listed_asset_ids', 'text'],
+  ['is_rescan', 'bigint'],
+  ['listed_public_templates', 'text'],
+  ['rescan_count', 'bigint'],
+  ['listed_template_ids', 'text'],
+  ['listed_template_urls', 'text'],
+] as const;
+
+/** 9999-12-31T23:59:59.999Z in epoch milliseconds: the last instant `formatTimestamp` writes with four digits. */
+const LAST_OF_YEAR_9999 = 253_402_300_799_999;
 
 /** The columns of a scan what listings keep is read by (see buckets.ts, search.ts, positions.ts). */
 const SCAN_KEPT_COLUMNS = ['id', 'team_id', 'name', 'name_folded', 'status', 'created_at'];

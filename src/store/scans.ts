@@ -19,7 +19,13 @@ import { deleteScan } from './scan-deletion.js';
 import { keepScanLists } from './scan-lists.js';
 import type { Database, ScanTable } from './schema.js';
 import { nameContains, type Span, scanNameContains, searchSpans } from './search.js';
-import { scanElapsedMs, servedScanColumns, servedScanJson, servedScanText } from './served-scans.js';
+import {
+  type ServedScanSource,
+  scanElapsedMs,
+  servedScanColumns,
+  servedScanJson,
+  servedScanOf,
+} from './served-scans.js';
 import { bytesOf, compiledOnce, pageOf, utf8 } from './served-sql.js';
 import { encodedOf, loadSources, storeSources } from './templates.js';
 import { chunks, fold, writeTransaction } from './tx.js';
@@ -359,18 +365,21 @@ export class Scans {
    * commas, as UTF-8 bytes, in the listing's order (see {@link servedScanJson}), built by SQLite
    * in the query that reads the page (the bytes cross from the read thread, not the rows), and
    * whether any of them is running. `now` gives running scans their elapsed time. PostgreSQL's
-   * page is written from its rows by {@link servedScanText}, the same text (see served-sql.ts).
+   * page is each scan's kept text, or for a scan without one (a running scan) its text written from
+   * its row (see `servedScanOf` and served-sql.ts).
    */
   async servedPage(teamId: string, query: ScanQuery, now: number): Promise<{ json: Buffer; live: boolean }> {
     if (this.conn.engine === 'postgres') {
-      // Written from the rows by the API's process (see served-sql.ts).
-      const rows = await (await this.pageRows(teamId, query))
+      // The columns of a scan without its kept text are selected as null for one with it.
+      const rows = (await (
+        await this.pageRows(teamId, query)
+      )
         ?.clearSelect()
         .select(servedScanColumns(this.reads))
-        .execute();
+        .execute()) as ServedScanSource[] | undefined;
       if (rows === undefined || rows.length === 0) return { json: bytesOf(null), live: false };
       return {
-        json: Buffer.from(rows.map((row) => servedScanText(row, now)).join(',')),
+        json: Buffer.from(rows.map((row) => servedScanOf(row, now)).join(',')),
         live: rows.some((row) => row.status === 'running'),
       };
     }

@@ -1,9 +1,10 @@
+import fc from 'fast-check';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanListsUpdate } from './scan-lists.js';
-import { servedScanJson } from './served-scans.js';
+import { type ServedScanRow, scanTextColumns, servedScanJson, servedScanText } from './served-scans.js';
 import { openStore, type Store } from './store.js';
-import { sqliteTestDatabase, type TestDatabase } from './testing/databases.js';
+import { postgresTestDatabase, sqliteTestDatabase, type TestDatabase } from './testing/databases.js';
 
 describe('a scan as SQLite writes it for /v1/scans', () => {
   let database: TestDatabase;
@@ -56,5 +57,139 @@ describe('a scan as SQLite writes it for /v1/scans', () => {
       public_templates: ['zeta', 'beta'],
       template_urls: ['https://example.com/alpha'],
     });
+  });
+});
+
+describe("a scan's text as PostgreSQL keeps it for /v1/scans", () => {
+  let database: TestDatabase;
+  let store: Store;
+  let team = '';
+
+  beforeAll(async () => {
+    database = await postgresTestDatabase();
+    store = await openStore(database.location);
+    team = (await store.teams.ensure('kept')).id;
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  /** Each scan's kept text, and the text the API's process writes from its columns. */
+  async function keptAndWritten(scanId?: string) {
+    let rows = store.connection.db
+      .selectFrom('scan')
+      .select([sql<string | null>`served`.as('served'), ...scanTextColumns(store.connection.db, 'always')])
+      .where('team_id', '=', team);
+    if (scanId !== undefined) rows = rows.where('id', '=', scanId);
+    return (await rows.execute()).map((row) => ({
+      row,
+      kept: row.served,
+      written: servedScanText(row as ServedScanRow, 0),
+    }));
+  }
+
+  const LAST_OF_YEAR_9999 = 253_402_300_799_999;
+  const scans = fc.record({
+    name: fc.string({ unit: 'binary', maxLength: 20 }).filter((text) => !text.includes('\u0000')),
+    failure: fc.string({ unit: 'grapheme-ascii', maxLength: 12 }),
+    frequency: fc.constantFrom('', 'daily', 'weekly "x"'),
+    status: fc.constantFrom('queued', 'finished', 'failed', 'uploaded', 'running'),
+    elapsed: fc.option(
+      fc.oneof(
+        fc.integer({ min: -5_000, max: 400 * 86_400_000 }),
+        // Each side of the duration format's edges.
+        fc.constantFrom(0, 999, 1_000, 1_499, 1_500, 59_499, 59_500, 3_599_499, 3_599_500, 3_600_000),
+      ),
+    ),
+    times: fc.array(
+      fc.option(
+        fc.oneof(
+          fc.integer({ min: 0, max: LAST_OF_YEAR_9999 }),
+          fc.constantFrom(0, 999, 1_000, LAST_OF_YEAR_9999, LAST_OF_YEAR_9999 + 1, -1, -62_167_219_200_000),
+        ),
+      ),
+      { minLength: 3, maxLength: 3 },
+    ),
+    counts: fc.array(fc.integer({ min: 0, max: 2 ** 31 - 1 }), { minLength: 8, maxLength: 8 }),
+    flags: fc.array(fc.constantFrom<0 | 1>(0, 1), { minLength: 3, maxLength: 3 }),
+    templates: fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+    spaced: fc.boolean(),
+  });
+
+  it('keeps the text the API writes from its columns, byte for byte, for any scan whose text is not moved by the clock', async () => {
+    await fc.assert(
+      fc.asyncProperty(scans, async (drawn) => {
+        const scan = await store.scans.create({
+          teamId: team,
+          name: drawn.name,
+          status: 'queued',
+          templates: drawn.templates.map((id) => ({ id, isPublic: id.length % 2 === 0 })),
+        });
+        const [created, updated, completed] = drawn.times;
+        const [progress, targets, total, critical, high, info, unknown, rescans] = drawn.counts;
+        await store.connection.db
+          .updateTable('scan')
+          .set({
+            status: drawn.status,
+            failure_reason: drawn.failure,
+            scan_frequency: drawn.frequency,
+            elapsed_ms: drawn.elapsed,
+            created_at: created ?? 0,
+            updated_at: updated ?? 1,
+            completed_at: completed,
+            schedule_last_run: completed,
+            progress: progress! % 101,
+            total_target: targets!,
+            total_scan: total!,
+            severity_critical: critical!,
+            severity_high: high!,
+            severity_info: info!,
+            severity_unknown: unknown!,
+            rescan_count: rescans!,
+            is_oss: drawn.flags[0]!,
+            is_cloud: drawn.flags[1]!,
+            is_rescan: drawn.flags[2]!,
+          })
+          .where('id', '=', scan.id)
+          .execute();
+        // Lists as versions before 0025 kept them: written from their columns.
+        if (drawn.spaced)
+          await sql`update scan set listed_template_ids = listed_template_ids::jsonb::text where id = ${scan.id}`.execute(
+            store.connection.db,
+          );
+        const [{ row, kept, written } = { row: undefined, kept: null, written: '' }] = await keptAndWritten(
+          scan.id,
+        );
+        const outOfRange = [created ?? 0, updated ?? 1, completed]
+          .filter((time) => time !== null && time !== undefined)
+          .some((time) => time! < 0 || time! > LAST_OF_YEAR_9999);
+        const unkept = drawn.status === 'running' || outOfRange || row?.listed_template_ids.includes(', ');
+        if (unkept) expect(kept).toBeNull();
+        else expect(kept).toBe(written);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps the text up to date as the scan runs, records findings and ends', async () => {
+    const scan = await store.scans.create({ teamId: team, name: 'lifecycle', templates: [{ id: 'one' }] });
+    const texts = async () => (await keptAndWritten(scan.id))[0]!;
+    expect((await texts()).kept).toBe((await texts()).written);
+    await store.scans.markRunning(scan.id);
+    expect((await texts()).kept).toBeNull();
+    await store.scans.updateProgress(scan.id, { progress: 40, totalScan: 12 });
+    await store.scans.addTemplates(scan.id, [{ id: 'two', isPublic: true }]);
+    await store.scans.finish(scan.id);
+    const ended = await texts();
+    expect(ended.kept).toBe(ended.written);
+    expect(JSON.parse(ended.kept!)).toMatchObject({
+      status: 'finished',
+      progress: 100,
+      total_scan: 12,
+      template_ids: ['one', 'two'],
+      public_templates: ['two'],
+    });
+    await store.scans.delete(scan.id, team);
   });
 });

@@ -140,28 +140,58 @@ const AT = Object.fromEntries(SERVED_SCAN_INTEGERS.map((column, i) => [column, i
   number
 >;
 
-/** A scan as a page reads it on PostgreSQL: its texts, and its integers as one text (see {@link servedScanColumns}). */
+/** A scan as a page reads it on PostgreSQL when it has no kept text: its texts, and its integers as one text (see {@link servedScanColumns}). */
 export type ServedScanRow = Pick<Selectable<ScanTable>, (typeof SERVED_SCAN_TEXTS)[number]> & {
   readonly integers: string;
 };
 
 /**
- * What a page of scans selects on PostgreSQL for {@link servedScanText}: its nine texts, and its
- * 21 integers as one text, joined by commas (PostgreSQL writes an integer's text in any case;
- * a null is written as nothing). Sent as 30 columns, a page of 50 scans cost node-postgres
- * 392–437 µs of the API's CPU to decode into strings and objects, as 10 columns 251–260 µs, and
- * PostgreSQL about the same (measured, BENCHMARKS.md): each column is a string to decode and a
- * member to set, and the integers' texts need nothing but splitting. An integer's text holds no
- * comma.
+ * A scan as a page reads it on PostgreSQL: its status, and the text it is served as, kept with it
+ * (migration 0029) or, when it has none, the columns {@link servedScanText} writes it from (each
+ * null for a scan that has its text).
+ */
+export type ServedScanSource =
+  | { readonly served: string; readonly status: string }
+  | ({ readonly served: null } & ServedScanRow);
+
+/**
+ * What a page of scans selects on PostgreSQL (see {@link ServedScanSource}). A scan's kept text
+ * (`served`) is one column to decode and splice; a scan without one (running, or from before
+ * 0029 on a server before PostgreSQL 12) is read as its nine texts and its 21 integers as one
+ * text, joined by commas (PostgreSQL writes an integer's text in any case; a null is written as
+ * nothing). Sent as 30 columns, a page of 50 scans cost node-postgres 392–437 µs of the API's CPU
+ * to decode into strings and objects, as 10 columns 251–260 µs, and PostgreSQL about the same
+ * (measured, BENCHMARKS.md): each column is a string to decode and a member to set, and the
+ * integers' texts need nothing but splitting. An integer's text holds no comma.
  */
 export function servedScanColumns(db: Kysely<Database>) {
+  return [sql<string | null>`served`.as('served'), ...scanTextColumns(db, 'when unserved')] as const;
+}
+
+/**
+ * The columns {@link servedScanText} writes a scan from (a {@link ServedScanRow}): always, or
+ * only for a scan without its kept text (the others selected as null, but its status).
+ */
+export function scanTextColumns(db: Kysely<Database>, when: 'always' | 'when unserved') {
   // Compiled once: built and compiled for every page, the 21 expressions cost Kysely about 20 µs
   // of a page's 30 (measured).
-  const integers = compiledOnce(db, 'scan integers', () => {
-    const each = SERVED_SCAN_INTEGERS.map((column) => sql`coalesce(${sql.ref(column)}::text, '')`);
-    return sql<string>`concat_ws(',', ${sql.join(each)})`;
+  const column = (name: string, value: () => RawBuilder<unknown>) =>
+    compiledOnce(db, `scan ${name} ${when}`, () =>
+      when === 'always' ? sql<string>`${value()}` : sql<string>`case when served is null then ${value()} end`,
+    );
+  const integers = column('integers', () => {
+    const each = SERVED_SCAN_INTEGERS.map((name) => sql`coalesce(${sql.ref(name)}::text, '')`);
+    return sql`concat_ws(',', ${sql.join(each)})`;
   });
-  return [...SERVED_SCAN_TEXTS, integers.as('integers')] as const;
+  const texts = SERVED_SCAN_TEXTS.filter((name) => name !== 'status').map((name) =>
+    column(name, () => sql.ref(name)).as(name),
+  );
+  return ['status', ...texts, integers.as('integers')] as const;
+}
+
+/** A scan's text on a page of PostgreSQL's: as kept, or written from its columns as of `now`. */
+export function servedScanOf(source: ServedScanSource, now: EpochMs): string {
+  return source.served ?? servedScanText(source, now);
 }
 
 /**

@@ -8,7 +8,7 @@ import { ENGINES, type TestDatabase } from './testing/databases.js';
 
 const BEFORE = '0005_scan_authentication';
 
-describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ create }) => {
+describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ engine, create }) => {
   let database: TestDatabase;
   let store: Store;
   let team = '';
@@ -97,6 +97,7 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       '0026_finding_served_head',
       '0027_change_notifications_name_table',
       '0028_served_texts_kept_inline',
+      '0029_scan_served',
     ]);
   });
   afterAll(async () => {
@@ -228,6 +229,17 @@ describe.each(ENGINES)('upgrading a store of migration 0005 on $engine', ({ crea
       listed_asset_ids: JSON.stringify(['asset-a', 'asset-z']),
     });
   });
+
+  it.runIf(engine === 'postgres')(
+    'keeps the served text of every scan it already held on PostgreSQL, as a page writes it',
+    async () => {
+      const page = await store.scans.servedPage(team, { offset: 0, limit: 100 }, 0);
+      const kept = await sql<{ served: string | null }>`select served from scan where team_id = ${team}
+        order by created_at desc, id desc`.execute(store.connection.db);
+      expect(kept.rows).toHaveLength(old.scans.length);
+      expect(kept.rows.map((row) => row.served).join(',')).toBe(page.json.toString('utf8'));
+    },
+  );
 
   it('finds the findings it already held by a search of their targets', async () => {
     const page = await store.findingPages.served(team, { search: 'A.TEST' }, { offset: 0, limit: 10 });
