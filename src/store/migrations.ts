@@ -1103,12 +1103,14 @@ const KEPT_IN_ROW = {
  * 0029: on PostgreSQL, each scan keeps the JSON text `/v1/scans` serves it as (`served`, see
  * `servedScanColumns`), written by PostgreSQL from the row whenever the row is written (a stored
  * generated column), so that a page of scans is a text a scan to send and join rather than ten
- * columns to decode and write as JSON for every page. It is null where the text depends on the
- * request's time (a running scan's elapsed time) or where `servedScanText` writes differently from
- * what is kept (a timestamp before 1970 or past 9999, a list kept with spaces by an earlier
- * version): those scans are written from their columns as before. The migration rewrites the scan
- * table (it holds its lock meanwhile). A server before PostgreSQL 12 has no generated columns:
- * there the column stays null, and every scan is written from its columns.
+ * columns to decode and write as JSON for every page. A running scan's elapsed time moves with
+ * the request's time: its text holds the time it started between two U+0001 characters instead
+ * (`SCAN_CLOCK_MARK`, which no JSON text holds unescaped), for the page to write. The text is
+ * null where `servedScanText` writes differently from what is kept (a timestamp before 1970 or
+ * past 9999, a list kept with spaces by an earlier version): those scans are written from their
+ * columns as before. The migration rewrites the scan table (it holds its lock meanwhile). A
+ * server before PostgreSQL 12 has no generated columns: there the column stays null, and every
+ * scan is written from its columns.
  */
 async function scanServed(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
@@ -1156,12 +1158,14 @@ async function scanServed(db: Kysely<unknown>): Promise<void> {
     .raw(`create function keyhole_served_scan(${parameters}) returns text
     language sql immutable parallel safe as $fn$
       select case
-        when status = 'running' then null
         when ${times.map((t) => `${t} not between 0 and ${LAST_OF_YEAR_9999}`).join(' or ')} then null
         when ${lists.map((l) => `strpos(${l}, ', ') > 0`).join(' or ')} then null
         else '{"scan_id":' || to_json(id)::text
           || ',"status":' || to_json(status)::text
-          || ',"scan_time_elapsed":"' || keyhole_served_elapsed(coalesce(elapsed_ms, 0))
+          || ',"scan_time_elapsed":"' || case
+            when elapsed_ms is null and status = 'running' and started_at is not null
+              then chr(1) || started_at::text || chr(1)
+            else keyhole_served_elapsed(coalesce(elapsed_ms, 0)) end
           || '","progress":' || progress::text
           || ',"failure_reason":' || to_json(failure_reason)::text
           || ',"created_at":' || ${time('created_at')}
@@ -1200,6 +1204,7 @@ const SERVED_SCAN_PARAMETERS = [
   ['id', 'text'],
   ['status', 'text'],
   ['elapsed_ms', 'bigint'],
+  ['started_at', 'bigint'],
   ['progress', 'bigint'],
   ['failure_reason', 'text'],
   ['created_at', 'bigint'],

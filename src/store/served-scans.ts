@@ -156,8 +156,8 @@ export type ServedScanSource =
 
 /**
  * What a page of scans selects on PostgreSQL (see {@link ServedScanSource}). A scan's kept text
- * (`served`) is one column to decode and splice; a scan without one (running, or from before
- * 0029 on a server before PostgreSQL 12) is read as its nine texts and its 21 integers as one
+ * (`served`) is one column to decode and splice; a scan without one (a timestamp outside
+ * 1970–9999, a list kept with spaces, any scan on a server before PostgreSQL 12) is read as its nine texts and its 21 integers as one
  * text, joined by commas (PostgreSQL writes an integer's text in any case; a null is written as
  * nothing). Sent as 30 columns, a page of 50 scans cost node-postgres 392–437 µs of the API's CPU
  * to decode into strings and objects, as 10 columns 251–260 µs, and PostgreSQL about the same
@@ -189,9 +189,23 @@ export function scanTextColumns(db: Kysely<Database>, when: 'always' | 'when uns
   return ['status', ...texts, integers.as('integers')] as const;
 }
 
-/** A scan's text on a page of PostgreSQL's: as kept, or written from its columns as of `now`. */
+/**
+ * Where a running scan's kept text holds the time it started, between two of these, in place of
+ * its elapsed time (migration 0029): a control character, which JSON texts hold only escaped.
+ */
+const SCAN_CLOCK_MARK = '\u0001';
+
+/** A scan's text on a page of PostgreSQL's: as kept (a running scan's elapsed time as of `now`), or written from its columns. */
 export function servedScanOf(source: ServedScanSource, now: EpochMs): string {
-  return source.served ?? servedScanText(source, now);
+  const served = source.served;
+  if (served === null) return servedScanText(source, now);
+  if (source.status !== 'running') return served;
+  const from = served.indexOf(SCAN_CLOCK_MARK);
+  if (from < 0) return served;
+  const to = served.indexOf(SCAN_CLOCK_MARK, from + 1);
+  const startedAt = Number(served.slice(from + 1, to));
+  const elapsed = scanElapsedMs({ elapsed_ms: null, status: 'running', started_at: startedAt }, now);
+  return `${served.slice(0, from)}${formatElapsed(elapsed)}${served.slice(to + 1)}`;
 }
 
 /**
