@@ -363,11 +363,23 @@ function cpuSince(before: Map<number, number>, after: Map<number, number>): numb
   return ms;
 }
 
+/** The bare route's rate, measured on a server of its own (see `engine`). */
+async function loadBare(): Promise<{ load: Load; hits: CacheHits }> {
+  const server = await startServer({ kind: 'bare' });
+  try {
+    await server.hits();
+    const measured = await load(`${server.url}/bare`, { connections: CONNECTIONS, seconds: SECONDS });
+    return { load: measured, hits: await server.hits() };
+  } finally {
+    await server.stop();
+  }
+}
+
 function row(
   label: string,
   cache: boolean,
   result: Load,
-  bare: Load,
+  bareRate: number,
   hits: CacheHits,
   postgresMs: number | undefined,
 ): (string | number)[] {
@@ -376,7 +388,7 @@ function row(
     label,
     cache ? 'on' : 'off',
     result.rate,
-    (result.rate / bare.rate).toFixed(3),
+    (result.rate / bareRate).toFixed(3),
     result.p50,
     result.p99,
     cache ? `${((100 * hits.hits) / served).toFixed(1)} %` : '–',
@@ -393,14 +405,17 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
   const database = await create();
   try {
     const { key, note, scanIds } = await prepare(database.location);
-    // Measured after the seeding, just before the rows it divides, as the machine's load swings.
-    const bareServer = await startServer({ kind: 'bare' });
-    await bareServer.hits();
-    const bare = await load(`${bareServer.url}/bare`, { connections: CONNECTIONS, seconds: SECONDS });
-    const bareHits = await bareServer.hits();
-    await bareServer.stop();
+    // Measured just before the rows it divides and again just after them, as the machine's
+    // speed drifts over minutes: each row is divided by the mean of the two.
+    const bareBefore = await loadBare();
     const headers = { 'x-api-key': key };
-    const rows: (string | number)[][] = [];
+    const measuredRows: {
+      label: string;
+      cache: boolean;
+      result: Load;
+      hits: CacheHits;
+      postgresMs: number | undefined;
+    }[] = [];
     const { location } = database;
     const postgres = location.engine === 'postgres' ? new URL(location.url).pathname.slice(1) : undefined;
     const memory = location.engine === 'postgres' ? await postgresMemory(location.url) : '';
@@ -430,14 +445,19 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
             postgres === undefined || postgresBefore === undefined
               ? undefined
               : cpuSince(postgresBefore, await postgresCpu(postgres));
-          rows.push(row(label, cache, result, bare, hits, postgresMs));
+          measuredRows.push({ label, cache, result, hits, postgresMs });
         }
       } finally {
         await server.stop();
       }
     }
+    const bareAfter = await loadBare();
+    const bareRate = (bareBefore.load.rate + bareAfter.load.rate) / 2;
+    const rows = measuredRows.map((m) => row(m.label, m.cache, m.result, bareRate, m.hits, m.postgresMs));
+    const bare = bareBefore.load;
+    const bareHits = bareBefore.hits;
     report.note(
-      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms, ${(bareHits.cpuMicros / Math.max(1, bareHits.served)).toFixed(1)} µs of its server's CPU and ${(bare.loadCpuMs * 1000).toFixed(1)} µs of the load generator's per response; load average ${loadavg()
+      `**${name}**: ${SIZE.scans.toLocaleString('en-US')} scans, ${SIZE.findings.toLocaleString('en-US')} findings, ${SIZE.retests.toLocaleString('en-US')} retest results; ${note}. Bare Fastify route: ${Math.round(bare.rate).toLocaleString('en-US')} requests/s before the rows and ${Math.round(bareAfter.load.rate).toLocaleString('en-US')} after them (each row's ratio is to their mean, ${Math.round(bareRate).toLocaleString('en-US')}); before them p50 ${bare.p50} ms, p99 ${bare.p99} ms, ${(bareHits.cpuMicros / Math.max(1, bareHits.served)).toFixed(1)} µs of its server's CPU and ${(bare.loadCpuMs * 1000).toFixed(1)} µs of the load generator's per response; load average ${loadavg()
         .map((n) => n.toFixed(2))
         .join(
           ', ',
@@ -469,7 +489,7 @@ async function engine(report: Report, name: string, create: () => Promise<Scratc
 export const suite: BenchSuite = async (report) => {
   report.heading('Store and API: a mix of distinct queries');
   report.note(
-    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 25 % \`/v1/retest\` pages at random offsets over all results, 20 % \`/v1/scans\` pages at random offsets over all scans, 15 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 10 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages, 10 % team findings pages (\`/v1/scans/results\`) at random offsets over all findings, 5 % their filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages, 5 % a random scan's findings (\`/v1/scans/result/{scan_id}\`, unfiltered or by severity, status or search); limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. Each server is first loaded for ${WARM_SECONDS + 1} s with the mix drawn from another seed, reported as its own row ("a new server's first seconds", while V8 still compiles the server's code); the rows after it are the server as it runs for days. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run, just before each engine's rows. CPU per response: the API server process's CPU time (user + system), and on PostgreSQL that of the database's backends (from /proc), over the row and its warm-up, divided by the responses sent: it moves far less with the machine's load than the rate. The load generator's CPU (autocannon, in the bench's own process) and the time the machine's ${cpus().length} cores stood idle, per response, complete the account of the cores' time. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
+    `Each engine is filled, then served by \`keyhole serve\`'s API in a child process and loaded by autocannon with ${CONNECTIONS} connections for ${SECONDS} s per row (after a 1 s warm-up), each request a different URL drawn from the same seeded sequence in every run: 25 % \`/v1/retest\` pages at random offsets over all results, 20 % \`/v1/scans\` pages at random offsets over all scans, 15 % searches (${SEARCH_TERMS.length} terms, from every scan to none) on their first five pages, 10 % status filters at random offsets over what they match, 10 % sort orders on their first ten pages, 10 % team findings pages (\`/v1/scans/results\`) at random offsets over all findings, 5 % their filters (${FINDING_FILTERS.length}: severity, vuln_status, search, time) on their first five pages, 5 % a random scan's findings (\`/v1/scans/result/{scan_id}\`, unfiltered or by severity, status or search); limits 10, 20, 50 or 100. The mix is measured with the page cache on (its hit rate shown) and off, then each kind alone with the cache off. Each server is first loaded for ${WARM_SECONDS + 1} s with the mix drawn from another seed, reported as its own row ("a new server's first seconds", while V8 still compiles the server's code); the rows after it are the server as it runs for days. The ratio divides by the rate of a bare Fastify route returning a constant, measured the same way in the same run just before and just after each engine's rows (each row divided by the mean of the two, as the machine's speed drifts over minutes). CPU per response: the API server process's CPU time (user + system), and on PostgreSQL that of the database's backends (from /proc), over the row and its warm-up, divided by the responses sent: it moves far less with the machine's load than the rate. The load generator's CPU (autocannon, in the bench's own process) and the time the machine's ${cpus().length} cores stood idle, per response, complete the account of the cores' time. Goal: the mix without the cache ≥ 0.03 of the bare rate with p99 < 50 ms.`,
   );
   const only = process.env.KEYHOLE_BENCH_ENGINE;
   if (only !== 'postgres') await engine(report, 'SQLite', KEEP ? keptSqlite : scratchSqlite);
