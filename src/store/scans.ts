@@ -365,12 +365,13 @@ export class Scans {
    * commas, as UTF-8 bytes, in the listing's order (see {@link servedScanJson}), built by SQLite
    * in the query that reads the page (the bytes cross from the read thread, not the rows), and
    * whether any of them is running. `now` gives running scans their elapsed time. PostgreSQL's
-   * page is each scan's kept text, or for a scan without one (a running scan) its text written from
-   * its row (see `servedScanOf` and served-sql.ts).
+   * page is each scan's kept text (migration 0029), or for a scan without one its text written
+   * from its row (see `servedScanOf` and served-sql.ts).
    */
   async servedPage(teamId: string, query: ScanQuery, now: number): Promise<{ json: Buffer; live: boolean }> {
     if (this.conn.engine === 'postgres') {
-      // The columns of a scan without its kept text are selected as null for one with it.
+      // Kysely types each column alone: a row has its kept text, or else the columns it is
+      // written from (selected as null for a row with the text).
       const rows = (await (
         await this.pageRows(teamId, query)
       )

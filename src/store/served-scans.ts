@@ -140,7 +140,10 @@ const AT = Object.fromEntries(SERVED_SCAN_INTEGERS.map((column, i) => [column, i
   number
 >;
 
-/** A scan as a page reads it on PostgreSQL when it has no kept text: its texts, and its integers as one text (see {@link servedScanColumns}). */
+/**
+ * A scan as a page reads it on PostgreSQL when it has no kept text: its texts, and its integers
+ * as one text (see {@link servedScanColumns}).
+ */
 export type ServedScanRow = Pick<Selectable<ScanTable>, (typeof SERVED_SCAN_TEXTS)[number]> & {
   readonly integers: string;
 };
@@ -157,9 +160,9 @@ export type ServedScanSource =
 /**
  * What a page of scans selects on PostgreSQL (see {@link ServedScanSource}). A scan's kept text
  * (`served`) is one column to decode and splice; a scan without one (a timestamp outside
- * 1970–9999, a list kept with spaces, any scan on a server before PostgreSQL 12) is read as its nine texts and its 21 integers as one
- * text, joined by commas (PostgreSQL writes an integer's text in any case; a null is written as
- * nothing). Sent as 30 columns, a page of 50 scans cost node-postgres 392–437 µs of the API's CPU
+ * 1970–9999, a list kept with spaces, any scan on a server before PostgreSQL 12) is read as its
+ * nine texts and its 21 integers as one text, joined by commas (PostgreSQL writes an integer's
+ * text in any case; a null is written as nothing). Sent as 30 columns, a page of 50 scans cost node-postgres 392–437 µs of the API's CPU
  * to decode into strings and objects, as 10 columns 251–260 µs, and PostgreSQL about the same
  * (measured, BENCHMARKS.md): each column is a string to decode and a member to set, and the
  * integers' texts need nothing but splitting. An integer's text holds no comma.
@@ -195,7 +198,10 @@ export function scanTextColumns(db: Kysely<Database>, when: 'always' | 'when uns
  */
 const SCAN_CLOCK_MARK = '\u0001';
 
-/** A scan's text on a page of PostgreSQL's: as kept (a running scan's elapsed time as of `now`), or written from its columns. */
+/**
+ * A scan's text on a page of PostgreSQL's: as kept (a running scan's elapsed time as of `now`),
+ * or written from its columns.
+ */
 export function servedScanOf(source: ServedScanSource, now: EpochMs): string {
   const served = source.served;
   if (served === null) return servedScanText(source, now);
