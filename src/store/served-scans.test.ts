@@ -187,7 +187,7 @@ describe("a scan's text as PostgreSQL keeps it for /v1/scans", () => {
     );
   });
 
-  it('keeps the text up to date as the scan runs, records findings and ends', async () => {
+  it('keeps the text up to date as the scan runs, progresses, adds templates and ends', async () => {
     const scan = await store.scans.create({ teamId: team, name: 'lifecycle', templates: [{ id: 'one' }] });
     const texts = async () => (await keptAndWritten(scan.id))[0]!;
     expect((await texts()).kept).toBe((await texts()).written);
